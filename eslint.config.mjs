@@ -1,0 +1,29 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.e2e/**', 'examples/**/.atomic/**', '**/*.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: {
+        process: 'readonly', Buffer: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly',
+        setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', URL: 'readonly', __dirname: 'readonly',
+        window: 'readonly', document: 'readonly', performance: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly',
+        structuredClone: 'readonly', fetch: 'readonly', AbortController: 'readonly', queueMicrotask: 'readonly', require: 'readonly', module: 'writable',
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-empty-function': 'off',
+      'no-empty': ['error', { allowEmptyCatch: true }],
+    },
+  },
+  {
+    // Only the composition root and the views may talk to VS Code.
+    files: ['src/**/*.ts'],
+    ignores: ['src/extension.ts', 'src/views/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'Only src/extension.ts and src/views/ import vscode.' }] }] },
+  },
+);

@@ -1,0 +1,66 @@
+// Bundles the extension, the command line and the webview apps into dist/ with esbuild,
+// and copies the runtime assets (sql.js wasm, the embedding model) beside them.
+import * as esbuild from 'esbuild';
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** Node-side bundles: [entry, output]. */
+const nodeEntries = [
+  ['src/cli.ts', 'cli.js'],
+  ['src/extension.ts', 'extension.js'],
+].filter(([entry]) => existsSync(join(root, entry)));
+
+/** Webview bundles (run in the browser): [entry, output]. */
+const webEntries = [].filter(([entry]) => existsSync(join(root, entry)));
+
+/** Runtime assets: [source in node_modules or the repo, destination under dist/]. */
+const assets = [['node_modules/sql.js/dist/sql-wasm.wasm', 'sql-wasm.wasm']];
+
+rmSync(dist, { recursive: true, force: true });
+mkdirSync(dist, { recursive: true });
+for (const [from, to] of assets) {
+  if (existsSync(join(root, from))) cpSync(join(root, from), join(dist, to), { recursive: true });
+}
+
+const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', legalComments: 'none' };
+const contexts = [];
+for (const [entry, out] of nodeEntries) {
+  contexts.push(
+    await esbuild.context({
+      ...common,
+      entryPoints: [join(root, entry)],
+      outfile: join(dist, out),
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      external: ['vscode'],
+      banner: out === 'cli.js' ? { js: '#!/usr/bin/env node' } : undefined,
+      define: { 'process.env.ATOMIC_BUNDLED': '"1"' },
+    }),
+  );
+}
+for (const [entry, out] of webEntries) {
+  contexts.push(
+    await esbuild.context({
+      ...common,
+      entryPoints: [join(root, entry)],
+      outfile: join(dist, out),
+      platform: 'browser',
+      target: 'es2022',
+      format: 'iife',
+    }),
+  );
+}
+if (watch) {
+  await Promise.all(contexts.map((c) => c.watch()));
+  process.stderr.write('esbuild: watching for changes\n');
+} else {
+  await Promise.all(contexts.map((c) => c.rebuild()));
+  await Promise.all(contexts.map((c) => c.dispose()));
+}

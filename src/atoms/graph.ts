@@ -1,0 +1,197 @@
+/**
+ * The dependency graph, pure: topological order, cycles, dependents, impact and paths.
+ * A graph is a map from an atom's name to the names it depends on.
+ */
+import { errors } from './errors.js';
+
+export type DependencyMap = ReadonlyMap<string, readonly string[]>;
+
+/** Names that `deps` lists but `graph` lacks, sorted. */
+export function missingDependencies(graph: DependencyMap, deps: readonly string[]): string[] {
+  return deps.filter((d) => !graph.has(d)).sort();
+}
+
+/**
+ * The cycle that giving `name` the dependencies `deps` would close, as a path
+ * `name -> ... -> name`, or null when there is none.
+ */
+export function findCycleThrough(graph: DependencyMap, name: string, deps: readonly string[]): string[] | null {
+  // A cycle through `name` exists iff some dependency reaches `name`.
+  const parent = new Map<string, string>();
+  const queue: string[] = [];
+  for (const d of [...deps].sort()) {
+    if (d === name) return [name, name];
+    if (!parent.has(d)) {
+      parent.set(d, name);
+      queue.push(d);
+    }
+  }
+  while (queue.length > 0) {
+    const current = queue.shift()!;
+    for (const next of [...(graph.get(current) ?? [])].sort()) {
+      if (next === name) {
+        const path = [name];
+        const back: string[] = [current];
+        let p = parent.get(current)!;
+        while (p !== name) {
+          back.push(p);
+          p = parent.get(p)!;
+        }
+        path.push(...back.reverse(), name);
+        return path;
+      }
+      if (!parent.has(next)) {
+        parent.set(next, current);
+        queue.push(next);
+      }
+    }
+  }
+  return null;
+}
+
+/** Throws the contract's error for missing dependencies, or a cycle error naming the cycle. */
+export function checkDependencies(graph: DependencyMap, name: string, deps: readonly string[]): void {
+  const missing = missingDependencies(graph, deps.filter((d) => d !== name));
+  if (missing.length > 0) throw errors.dependenciesNotFound(missing);
+  const cycle = findCycleThrough(graph, name, deps);
+  if (cycle) throw errors.cycle(cycle);
+}
+
+/** Reverse edges: for each atom, the atoms that depend on it (sorted). */
+export function dependentsMap(graph: DependencyMap): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const name of graph.keys()) out.set(name, []);
+  for (const [name, deps] of graph) {
+    for (const d of deps) {
+      const list = out.get(d);
+      if (list) list.push(name);
+      else out.set(d, [name]);
+    }
+  }
+  for (const list of out.values()) list.sort();
+  return out;
+}
+
+/**
+ * Kahn's algorithm: dependencies first, ties broken by name so the same atoms always
+ * give the same order. Atoms on a cycle (never stored, but a database edited by hand
+ * might hold one) are reported instead of ordered.
+ */
+export function topologicalOrder(graph: DependencyMap): { order: string[]; cyclic: string[] } {
+  const remaining = new Map<string, number>();
+  for (const [name, deps] of graph) remaining.set(name, deps.filter((d) => graph.has(d)).length);
+  const dependents = dependentsMap(graph);
+  const ready = new MinHeap();
+  for (const [name, count] of remaining) if (count === 0) ready.push(name);
+  const order: string[] = [];
+  while (ready.size > 0) {
+    const name = ready.pop();
+    order.push(name);
+    for (const user of dependents.get(name) ?? []) {
+      const left = remaining.get(user)! - 1;
+      remaining.set(user, left);
+      if (left === 0) ready.push(user);
+    }
+  }
+  const cyclic = order.length === graph.size ? [] : [...graph.keys()].filter((n) => remaining.get(n)! > 0).sort();
+  return { order, cyclic };
+}
+
+/** Every atom reachable from `start` along `edges` (start excluded), sorted. */
+export function reachable(edges: ReadonlyMap<string, readonly string[]>, start: string): string[] {
+  const seen = new Set<string>();
+  const stack = [...(edges.get(start) ?? [])];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (seen.has(n) || n === start) continue;
+    seen.add(n);
+    for (const m of edges.get(n) ?? []) if (!seen.has(m)) stack.push(m);
+  }
+  return [...seen].sort();
+}
+
+/** A shortest dependency path from `from` to `to` (following depends-on edges), or null. */
+export function shortestPath(graph: DependencyMap, from: string, to: string): string[] | null {
+  if (from === to) return [from];
+  const parent = new Map<string, string>([[from, from]]);
+  const queue = [from];
+  while (queue.length > 0) {
+    const current = queue.shift()!;
+    for (const next of [...(graph.get(current) ?? [])].sort()) {
+      if (parent.has(next)) continue;
+      parent.set(next, current);
+      if (next === to) {
+        const path = [to];
+        let p = current;
+        while (p !== from) {
+          path.push(p);
+          p = parent.get(p)!;
+        }
+        path.push(from);
+        return path.reverse();
+      }
+      queue.push(next);
+    }
+  }
+  return null;
+}
+
+/** Elementary cycles found by depth-first search, each as `a -> b -> a`, one per strongly connected part. */
+export function findCycles(graph: DependencyMap): string[][] {
+  const cycles: string[][] = [];
+  const state = new Map<string, 1 | 2>();
+  const stack: string[] = [];
+  const visit = (n: string): void => {
+    state.set(n, 1);
+    stack.push(n);
+    for (const d of [...(graph.get(n) ?? [])].sort()) {
+      if (!graph.has(d)) continue;
+      const s = state.get(d);
+      if (s === 1) cycles.push([...stack.slice(stack.indexOf(d)), d]);
+      else if (s === undefined) visit(d);
+    }
+    stack.pop();
+    state.set(n, 2);
+  };
+  for (const n of [...graph.keys()].sort()) if (!state.has(n)) visit(n);
+  return cycles;
+}
+
+/** A binary min-heap of strings, for a deterministic topological order in O(n log n). */
+class MinHeap {
+  private readonly items: string[] = [];
+  get size(): number {
+    return this.items.length;
+  }
+  push(value: string): void {
+    const a = this.items;
+    a.push(value);
+    let i = a.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (a[p]! <= a[i]!) break;
+      [a[p], a[i]] = [a[i]!, a[p]!];
+      i = p;
+    }
+  }
+  pop(): string {
+    const a = this.items;
+    const top = a[0]!;
+    const last = a.pop()!;
+    if (a.length > 0) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && a[l]! < a[m]!) m = l;
+        if (r < a.length && a[r]! < a[m]!) m = r;
+        if (m === i) break;
+        [a[m], a[i]] = [a[i]!, a[m]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}

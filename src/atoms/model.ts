@@ -1,0 +1,71 @@
+/**
+ * The atom model: the vocabulary every other part of Atomic Coding speaks.
+ * Pure data and constants; no I/O.
+ */
+
+export const ATOM_TYPES = ['core', 'feature', 'util'] as const;
+export type AtomType = (typeof ATOM_TYPES)[number];
+
+/** The seven port types of the contract: JS primitives and arrays of them. */
+export const PORT_TYPES = ['number', 'string', 'boolean', 'number[]', 'string[]', 'boolean[]', 'void'] as const;
+export type PortType = (typeof PORT_TYPES)[number];
+
+export const NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
+/** Longest accepted atom name; long enough for any sensible snake_case name, short enough for file names. */
+export const MAX_NAME_LENGTH = 128;
+/** The contract's size limit, in bytes of UTF-8. */
+export const MAX_CODE_BYTES = 2048;
+export const MAX_DESCRIPTION_LENGTH = 4096;
+export const MAX_PORTS = 32;
+export const MAX_DEPENDENCIES = 64;
+
+export interface Port {
+  name: string;
+  type: PortType;
+  description?: string;
+  optional?: boolean;
+}
+
+/** What a caller supplies to create or update an atom (the upsert_atom arguments). */
+export interface AtomDraft {
+  name: string;
+  type: AtomType;
+  code: string;
+  inputs?: Port[];
+  outputs?: Port[];
+  dependencies?: string[];
+  description?: string;
+}
+
+/** An atom as stored. */
+export interface Atom {
+  name: string;
+  type: AtomType;
+  code: string;
+  inputs: Port[];
+  outputs: Port[];
+  /** Sorted by name, no duplicates. */
+  dependencies: string[];
+  description: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One entry of an atom's history: the atom as it was at that version. */
+export interface AtomVersion extends Atom {
+  /** True for the tombstone written when the atom was deleted. */
+  deleted: boolean;
+}
+
+export function isAtomType(value: unknown): value is AtomType {
+  return typeof value === 'string' && (ATOM_TYPES as readonly string[]).includes(value);
+}
+
+export function isPortType(value: unknown): value is PortType {
+  return typeof value === 'string' && (PORT_TYPES as readonly string[]).includes(value);
+}
+
+export function codeBytes(code: string): number {
+  return Buffer.byteLength(code, 'utf8');
+}
