@@ -1,0 +1,126 @@
+/**
+ * The text of an `atom:` editor: a JSDoc header that carries the atom's type, description, inputs,
+ * outputs and dependencies, followed by the atom's code. People edit the interface the way they
+ * document any JavaScript function, and JavaScript language features understand it:
+ *
+ *   /**
+ *    * Applies upward force when the entity is grounded.
+ *    *
+ *    * @kind feature
+ *    * @param {number} velocity_y - Current Y velocity
+ *    * @param {number} [force_multiplier] - optional inputs are in brackets
+ *    * @returns {number} new_velocity_y - Y velocity after the jump
+ *    * @requires physics_config
+ *    *\/
+ *   function player_jump(velocity_y, force_multiplier) { ... }
+ *
+ * Pure (no `vscode`), so the round trip is unit-tested.
+ */
+import { AtomError } from '../atoms/errors.js';
+import { isAtomType, isPortType, type Atom, type AtomDraft, type Port } from '../atoms/model.js';
+
+/** Formats an atom as the editor shows it. `parseAtomSource(name, formatAtomSource(a))` gives `a` back. */
+export function formatAtomSource(atom: Pick<Atom, 'type' | 'code' | 'inputs' | 'outputs' | 'dependencies' | 'description'>): string {
+  const lines: string[] = [];
+  const description = atom.description?.trim();
+  if (description) {
+    for (const line of description.split(/\r?\n/)) lines.push(line.trimEnd());
+    lines.push('');
+  }
+  lines.push(`@kind ${atom.type}`);
+  for (const port of atom.inputs) lines.push(`@param ${formatPort(port)}`);
+  for (const port of atom.outputs) lines.push(`@returns ${formatPort(port)}`);
+  for (const dep of atom.dependencies) lines.push(`@requires ${dep}`);
+  const header = ['/**', ...lines.map((l) => (l ? ` * ${l}` : ' *')), ' */'].join('\n');
+  return `${header}\n${atom.code}`;
+}
+
+function formatPort(port: Port): string {
+  const name = port.optional ? `[${port.name}]` : port.name;
+  return `{${port.type}} ${name}${port.description ? ` - ${port.description}` : ''}`;
+}
+
+/** What an editor's text says: the draft to upsert, and whether the text had a header at all. */
+export interface ParsedAtomSource {
+  /** The draft; without a header, only `code` is set and the rest must come from the stored atom. */
+  draft: Omit<AtomDraft, 'type'> & { type?: AtomDraft['type'] };
+  hasHeader: boolean;
+}
+
+const HEADER = /^\s*\/\*\*([\s\S]*?)\*\/[ \t]*\r?\n?/;
+
+/**
+ * Reads an editor's text back into a draft for the atom `name`. The first `/** *\/` block is the header
+ * when it has atom tags (@kind, @param, @returns, @requires); without one the whole text is code and the
+ * interface stays as stored.
+ * Throws an AtomError naming the line for a tag it cannot read, so a save is refused with a reason.
+ */
+export function parseAtomSource(name: string, text: string): ParsedAtomSource {
+  const match = HEADER.exec(text);
+  if (!match || !/(^|\n)\s*\*?\s*@(kind|param|returns?|requires)\b/.test(match[1]!)) {
+    return { draft: { name, code: text }, hasHeader: false };
+  }
+  const code = text.slice(match[0].length);
+  const body = match[1]!.split(/\r?\n/).map((line) => line.replace(/^\s*\*? ?/, '').trimEnd());
+  const descriptionLines: string[] = [];
+  const inputs: Port[] = [];
+  const outputs: Port[] = [];
+  const dependencies: string[] = [];
+  let type: AtomDraft['type'] | undefined;
+  let inTags = false;
+  for (const line of body) {
+    const tag = /^@(\w+)\s*(.*)$/.exec(line);
+    if (!tag) {
+      if (!inTags) descriptionLines.push(line);
+      else if (line.trim()) throw headerError(`"${line.trim()}" is not a tag; the description goes above the first @ tag`);
+      continue;
+    }
+    inTags = true;
+    const [, key, rest] = tag as unknown as [string, string, string];
+    switch (key) {
+      case 'kind':
+        if (!isAtomType(rest.trim())) throw headerError(`@kind ${rest.trim() || '(empty)'}: use core, feature or util`);
+        type = rest.trim() as AtomDraft['type'];
+        break;
+      case 'param':
+        inputs.push(parsePort('@param', rest));
+        break;
+      case 'returns':
+      case 'return':
+        outputs.push(parsePort('@returns', rest));
+        break;
+      case 'requires':
+        for (const dep of rest.split(/[\s,]+/).filter(Boolean)) dependencies.push(dep);
+        break;
+      default:
+        throw headerError(`@${key} is not an atom tag; use @kind, @param, @returns or @requires`);
+    }
+  }
+  if (!type) throw headerError('@kind is missing: add "@kind core", "@kind feature" or "@kind util"');
+  const description = descriptionLines.join('\n').trim();
+  return {
+    draft: { name, type, code, inputs, outputs, dependencies, description: description || undefined },
+    hasHeader: true,
+  };
+}
+
+const PORT = /^\{([^}]*)\}\s+(\[[^\]]*\]|[^\s[\]]+)\s*(?:-\s*)?(.*)$/;
+
+function parsePort(tag: string, text: string): Port {
+  const m = PORT.exec(text.trim());
+  if (!m) throw headerError(`${tag} ${text.trim()}: write "${tag} {number} name - description"`);
+  const [, type, rawName, description] = m as unknown as [string, string, string, string];
+  if (!isPortType(type.trim())) {
+    throw headerError(`${tag} {${type}}: the type must be one of number, string, boolean, number[], string[], boolean[], void`);
+  }
+  const optional = rawName.startsWith('[');
+  const name = optional ? rawName.slice(1, -1).split('=')[0]!.trim() : rawName;
+  const port: Port = { name, type: type.trim() as Port['type'] };
+  if (description.trim()) port.description = description.trim();
+  if (optional) port.optional = true;
+  return port;
+}
+
+function headerError(message: string): AtomError {
+  return new AtomError('invalid_argument', `atom header: ${message}`);
+}
