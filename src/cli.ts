@@ -1,0 +1,102 @@
+/**
+ * The headless entry: the same MCP server as the extension's, for other agents, scripts and
+ * tests. `atomic-coding serve --workspace DIR [--port N] [--stdio]`.
+ */
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { AtomError } from './atoms/errors.js';
+import { McpHttpHost } from './mcp/http.js';
+import { serveStdio } from './mcp/stdio.js';
+import { WorkspaceLockedError } from './store/lock.js';
+import { stderrLogger, type LogLevel } from './util/log.js';
+import { VERSION } from './version.js';
+import { AtomWorkspace } from './workspace.js';
+
+const USAGE = `Usage: atomic-coding serve [--workspace DIR] [--port N] [--stdio] [--log-level debug|info|warn|error]
+
+Serves the atoms of a workspace over MCP.
+  --workspace DIR   the workspace folder (default: the current folder); atoms live in DIR/.atomic/
+  --port N          HTTP port on 127.0.0.1 (default 0: a free port)
+  --stdio           speak MCP on stdin/stdout instead of HTTP (logs go to stderr)
+  --log-level L     how much to log on stderr (default info)
+  --version, --help`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      workspace: { type: 'string', short: 'w' },
+      port: { type: 'string', short: 'p' },
+      stdio: { type: 'boolean' },
+      'log-level': { type: 'string' },
+      version: { type: 'boolean', short: 'v' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const command = positionals[0] ?? 'serve';
+  if (values.help || command !== 'serve' || positionals.length > 1) {
+    (values.help ? process.stdout : process.stderr).write(`${USAGE}\n`);
+    return values.help ? 0 : 2;
+  }
+  const level = (values['log-level'] ?? 'info') as LogLevel;
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(level)) return fail(`--log-level must be debug, info, warn or error`);
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return fail(`--port must be a whole number from 0 to 65535`);
+  const log = stderrLogger(level);
+  const dir = resolve(values.workspace ?? process.cwd());
+
+  let workspace: AtomWorkspace;
+  try {
+    workspace = await AtomWorkspace.open(dir, { log });
+  } catch (err) {
+    if (err instanceof WorkspaceLockedError) return fail(err.message);
+    if (err instanceof AtomError) return fail(err.message);
+    throw err;
+  }
+
+  if (values.stdio) {
+    await serveStdio(workspace, log);
+    await workspace.close();
+    return 0;
+  }
+
+  let host: McpHttpHost;
+  try {
+    host = await McpHttpHost.start(workspace, log, { port });
+  } catch (err) {
+    await workspace.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    return fail(code === 'EADDRINUSE' ? `port ${port} is in use: pick another with --port, or 0 for a free one` : (err as Error).message);
+  }
+  process.stdout.write(`Atomic Coding MCP server listening on ${host.url}\n`);
+  log.info(`workspace ${dir}: ${workspace.store.size} atoms; token and address in ${workspace.store.atomicDir}/server.json`);
+  await new Promise<void>((done) => {
+    const stop = (signal: string) => {
+      log.info(`${signal}: shutting down`);
+      done();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  await host.close();
+  await workspace.close();
+  return 0;
+}
+
+function fail(message: string): number {
+  process.stderr.write(`atomic-coding: ${message}\n`);
+  return 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`atomic-coding: ${(err as Error).stack ?? err}\n`);
+    process.exit(1);
+  },
+);

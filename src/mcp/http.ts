@@ -1,0 +1,248 @@
+/**
+ * The Streamable HTTP host: one MCP session per client on 127.0.0.1, behind the auth gate.
+ * `GET /health` answers without a token; `/mcp` needs `Authorization: Bearer <token>`.
+ * It writes `.atomic/server.json` (owner-only) so local clients and the CLI bridge find it.
+ */
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { chmodSync, readFileSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { SERVER_NAME, VERSION } from '../version.js';
+import { writeFileAtomicSync } from '../util/atomicFile.js';
+import type { Logger } from '../util/log.js';
+import type { AtomWorkspace } from '../workspace.js';
+import { hasValidToken, isAllowedOrigin, isLoopbackHost, newToken } from './auth.js';
+import { createMcpServer, SessionRegistry } from './server.js';
+
+export interface HttpHostOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  token?: string;
+  /** Largest accepted request body; default 4 MiB (an atom is at most 2 KB, a batch far less than this). */
+  maxBodyBytes?: number;
+  /** Most sessions at once; default 64. */
+  maxSessions?: number;
+  /** Sessions idle this long are closed; default 30 minutes. */
+  sessionIdleMs?: number;
+  /** Write `.atomic/server.json`; default true. */
+  writeServerInfo?: boolean;
+}
+
+export interface ServerInfo {
+  url: string;
+  token: string;
+  pid: number;
+  version: string;
+  workspace: string;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  lastSeen: number;
+}
+
+export class McpHttpHost {
+  readonly sessions = new SessionRegistry();
+  private readonly live = new Map<string, Session>();
+  private http!: HttpServer;
+  private sweeper: NodeJS.Timeout | undefined;
+  private infoFile: string | undefined;
+  readonly token: string;
+  port = 0;
+
+  private constructor(
+    readonly workspace: AtomWorkspace,
+    private readonly log: Logger,
+    private readonly options: HttpHostOptions,
+  ) {
+    this.token = options.token ?? newToken();
+  }
+
+  static async start(workspace: AtomWorkspace, log: Logger, options: HttpHostOptions = {}): Promise<McpHttpHost> {
+    const host = new McpHttpHost(workspace, log, options);
+    await host.listen();
+    return host;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/mcp`;
+  }
+
+  get info(): ServerInfo {
+    return { url: this.url, token: this.token, pid: process.pid, version: VERSION, workspace: this.workspace.dir };
+  }
+
+  private async listen(): Promise<void> {
+    this.http = createServer((req, res) => {
+      this.handle(req, res).catch((err) => {
+        this.log.error(`http: ${(err as Error).stack ?? err}`);
+        if (!res.headersSent) sendJson(res, 500, rpcError(-32603, 'internal server error; see the server log'));
+        else res.end();
+      });
+    });
+    this.http.headersTimeout = 30_000;
+    this.http.requestTimeout = 120_000;
+    await new Promise<void>((resolve, reject) => {
+      this.http.once('error', reject);
+      this.http.listen(this.options.port ?? 0, '127.0.0.1', () => {
+        this.http.off('error', reject);
+        resolve();
+      });
+    });
+    this.port = (this.http.address() as AddressInfo).port;
+    const idle = this.options.sessionIdleMs ?? 30 * 60_000;
+    this.sweeper = setInterval(() => this.sweep(idle), Math.min(idle, 60_000));
+    this.sweeper.unref();
+    if (this.options.writeServerInfo !== false) this.writeInfo();
+  }
+
+  private writeInfo(): void {
+    this.infoFile = join(this.workspace.store.atomicDir, 'server.json');
+    writeFileAtomicSync(this.infoFile, JSON.stringify(this.info, null, 2) + '\n', 0o600);
+    chmodSync(this.infoFile, 0o600);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    if (!isLoopbackHost(req.headers.host)) {
+      return sendJson(res, 403, rpcError(-32000, 'Forbidden: the Host header must be a loopback address (127.0.0.1, localhost or [::1])'));
+    }
+    if (!isAllowedOrigin(req.headers.origin)) {
+      return sendJson(res, 403, rpcError(-32000, 'Forbidden: requests from a web page on another origin are not accepted'));
+    }
+    const accept = req.headers.accept ?? '';
+    if (path === '/health' || (path === '/mcp' && req.method === 'GET' && !accept.includes('text/event-stream'))) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { error: 'use GET' });
+      return sendJson(res, 200, { status: 'ok', server: SERVER_NAME, version: VERSION });
+    }
+    if (path !== '/mcp') return sendJson(res, 404, { error: 'not found: the MCP endpoint is /mcp' });
+    if (!hasValidToken(req.headers.authorization, this.token)) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="atomic-coding"');
+      return sendJson(res, 401, rpcError(-32001, 'Unauthorized: send Authorization: Bearer <token> (the token is in .atomic/server.json)'));
+    }
+
+    let body: unknown;
+    if (req.method === 'POST') {
+      const read = await readBody(req, this.options.maxBodyBytes ?? 4 * 1024 * 1024);
+      if (read === 'too_large') {
+        return sendJson(res, 413, rpcError(-32600, `request body too large (limit ${this.options.maxBodyBytes ?? 4 * 1024 * 1024} bytes)`), true);
+      }
+      try {
+        body = JSON.parse(read.toString('utf8'));
+      } catch {
+        return sendJson(res, 400, rpcError(-32700, 'Parse error: the body is not valid JSON'));
+      }
+    }
+
+    const sessionId = headerValue(req.headers['mcp-session-id']);
+    if (sessionId) {
+      const session = this.live.get(sessionId);
+      if (!session) return sendJson(res, 404, rpcError(-32001, 'Session not found: it expired or the server restarted; initialize again'));
+      session.lastSeen = Date.now();
+      return session.transport.handleRequest(req, res, body);
+    }
+    if (req.method !== 'POST' || !isInitialize(body)) {
+      return sendJson(res, 400, rpcError(-32000, 'Bad Request: no Mcp-Session-Id header; start with an initialize request'));
+    }
+    if (this.live.size >= (this.options.maxSessions ?? 64)) {
+      return sendJson(res, 503, rpcError(-32000, 'too many open sessions; close one (DELETE /mcp) and retry'));
+    }
+    await this.openSession(req, res, body);
+  }
+
+  private async openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const server = createMcpServer({ workspace: this.workspace, log: this.log, sessions: this.sessions });
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        this.live.set(id, { transport, server, lastSeen: Date.now() });
+        this.log.info(`mcp: session ${id.slice(0, 8)} opened (${this.live.size} open)`);
+      },
+      onsessionclosed: (id) => this.forget(id),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.forget(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  private forget(id: string): void {
+    const session = this.live.get(id);
+    if (!session) return;
+    this.live.delete(id);
+    this.sessions.remove(session.server);
+    void session.server.close().catch(() => {});
+    this.log.info(`mcp: session ${id.slice(0, 8)} closed (${this.live.size} open)`);
+  }
+
+  private sweep(idleMs: number): void {
+    const now = Date.now();
+    for (const [id, s] of this.live) if (now - s.lastSeen > idleMs) this.forget(id);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    for (const id of [...this.live.keys()]) this.forget(id);
+    await new Promise<void>((resolve) => {
+      this.http.close(() => resolve());
+      this.http.closeAllConnections();
+    });
+    if (this.infoFile) removeServerInfo(this.infoFile);
+  }
+}
+
+/** Removes server.json if it still names this process (a newer server may have replaced it). */
+export function removeServerInfo(file: string): void {
+  try {
+    const info = JSON.parse(readFileSync(file, 'utf8')) as ServerInfo;
+    if (info.pid === process.pid) unlinkSync(file);
+  } catch {}
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function isInitialize(body: unknown): boolean {
+  const first = Array.isArray(body) ? body[0] : body;
+  return typeof first === 'object' && first !== null && (first as { method?: unknown }).method === 'initialize';
+}
+
+function rpcError(code: number, message: string) {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown, close = false): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...(close ? { Connection: 'close' } : {}) });
+  res.end(body);
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? '0');
+    if (declared > limit) {
+      req.resume();
+      return resolve('too_large');
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        over = true;
+        chunks.length = 0;
+        return;
+      }
+      if (!over) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(over ? 'too_large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,110 @@
+/**
+ * The MCP server for one client session: tools from `tools/`, argument checking, and the
+ * contract's error shape. Every transport (HTTP session, stdio) gets its own instance over the
+ * same workspace; `SessionRegistry` lets the host notify all of them.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  SetLevelRequestSchema,
+  type CallToolResult,
+  type LoggingLevel,
+} from '@modelcontextprotocol/sdk/types.js';
+import { AtomError } from '../atoms/errors.js';
+import { SERVER_NAME, VERSION } from '../version.js';
+import type { Logger } from '../util/log.js';
+import type { AtomWorkspace } from '../workspace.js';
+import { parseArguments } from './arguments.js';
+import { describeTool, type ToolContext, type ToolDefinition } from './tool.js';
+import { allTools } from './tools/index.js';
+
+export const INSTRUCTIONS = `Atomic Coding: the code of this workspace lives as atoms, small JavaScript functions (at most 2,048 bytes each) with a snake_case name, a type (core, feature, util), typed inputs and outputs (number, string, boolean, number[], string[], boolean[], void) and declared dependencies. After every change the atoms are bundled, dependencies first, into latest.js.
+Work like this: get_code_structure to see the map; read_atoms to read code before changing it; upsert_atom to create or change one atom (the code is exactly one function declaration named like the atom; list every atom it calls in dependencies); delete_atom to remove one nothing depends on. Keep atoms small: split anything near 2 KB into helpers.`;
+
+/** The live sessions of one server process, so a change can be announced to all of them. */
+export class SessionRegistry {
+  private readonly servers = new Set<Server>();
+
+  add(server: Server): void {
+    this.servers.add(server);
+  }
+
+  remove(server: Server): void {
+    this.servers.delete(server);
+  }
+
+  get size(): number {
+    return this.servers.size;
+  }
+
+  /** Calls `send` for every connected session; a session that has gone away is skipped. */
+  broadcast(send: (server: Server) => Promise<void>): void {
+    for (const server of this.servers) send(server).catch(() => {});
+  }
+}
+
+export interface ServerDeps {
+  workspace: AtomWorkspace;
+  log: Logger;
+  sessions: SessionRegistry;
+  tools?: ToolDefinition[];
+}
+
+export function createMcpServer({ workspace, log, sessions, tools = allTools }: ServerDeps): Server {
+  const server = new Server(
+    { name: SERVER_NAME, title: 'Atomic Coding', version: VERSION },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
+  );
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const listed = tools.map(describeTool);
+  const context: ToolContext = {
+    workspace,
+    log,
+    connectedClients: () => sessions.size,
+    serverVersion: VERSION,
+  };
+  let level: LoggingLevel = 'info';
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const { name, arguments: raw } = request.params;
+    const tool = byName.get(name);
+    if (!tool) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}". Available tools: ${[...byName.keys()].join(', ')}`);
+    }
+    const started = performance.now();
+    try {
+      const args = parseArguments(tool, raw);
+      const output = await tool.run(args, context);
+      log.debug(`tool ${name} ok in ${(performance.now() - started).toFixed(1)} ms`);
+      return typeof output === 'string'
+        ? { content: [{ type: 'text', text: output }] }
+        : { content: [{ type: 'text', text: output.text }], ...(output.structured ? { structuredContent: output.structured } : {}) };
+    } catch (err) {
+      if (err instanceof AtomError) {
+        log.info(`tool ${name} refused: ${err.message}`);
+        return errorResult(err.message);
+      }
+      log.error(`tool ${name} failed: ${(err as Error).stack ?? err}`);
+      return errorResult(`${name} failed unexpectedly: ${(err as Error).message}. Nothing was changed; see the server log.`);
+    }
+  });
+
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    level = request.params.level;
+    log.debug(`client log level set to ${level}`);
+    return {};
+  });
+
+  sessions.add(server);
+  server.onclose = () => sessions.remove(server);
+  return server;
+}
+
+export function errorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: `Error: ${message}` }], isError: true };
+}

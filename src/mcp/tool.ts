@@ -1,0 +1,55 @@
+/**
+ * How a tool is declared: its name, title, description, zod input shape and annotations sit
+ * beside its handler, one file per tool. The server turns these into `tools/list` entries and
+ * validates arguments itself, so every refusal reads as a clear `Error: ` text.
+ */
+import { z } from 'zod';
+import type { AtomWorkspace } from '../workspace.js';
+import type { Logger } from '../util/log.js';
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: false;
+}
+
+/** What a tool may use. `sessions` counts connected MCP clients (status reporting). */
+export interface ToolContext {
+  workspace: AtomWorkspace;
+  log: Logger;
+  connectedClients(): number;
+  serverVersion: string;
+}
+
+/** A tool's answer: text, optionally with structured content matching an output schema. */
+export interface ToolOutput {
+  text: string;
+  structured?: Record<string, unknown>;
+}
+
+export interface ToolDefinition<S extends z.ZodRawShape = z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: string;
+  input: S;
+  annotations: ToolAnnotations;
+  run(args: z.infer<z.ZodObject<S>>, ctx: ToolContext): Promise<string | ToolOutput>;
+}
+
+export function defineTool<S extends z.ZodRawShape>(definition: ToolDefinition<S>): ToolDefinition<S> {
+  return definition;
+}
+
+/** The `tools/list` entry: JSON Schema of the input (draft 2020-12, as MCP expects). */
+export function describeTool(tool: ToolDefinition) {
+  const schema = z.toJSONSchema(z.object(tool.input).strict(), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: schema as { type: 'object'; [key: string]: unknown },
+    annotations: { title: tool.title, ...tool.annotations },
+  };
+}

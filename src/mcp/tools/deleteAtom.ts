@@ -1,0 +1,17 @@
+import { defineTool } from '../tool.js';
+import { atomName } from '../schemas.js';
+import { rebuildNote } from './upsertAtom.js';
+
+export const deleteAtom = defineTool({
+  name: 'delete_atom',
+  title: 'Delete an atom',
+  description:
+    'The eraser: removes an atom by name. Refused while other atoms depend on it (the error lists them: update or delete those first). ' +
+    'Its history is kept, so it can be restored later. Rebuilds latest.js.',
+  input: { name: atomName.describe('Name of the atom to delete') },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  async run({ name }, { workspace }) {
+    const { build } = await workspace.delete(name);
+    return `Atom "${name}" deleted. ${rebuildNote(build)}`;
+  },
+});

@@ -1,0 +1,8 @@
+/** Every tool the server offers, in the order agents see them. Keep it at ten or fewer. */
+import type { ToolDefinition } from '../tool.js';
+import { deleteAtom } from './deleteAtom.js';
+import { getCodeStructure } from './getCodeStructure.js';
+import { readAtoms } from './readAtoms.js';
+import { upsertAtom } from './upsertAtom.js';
+
+export const allTools: ToolDefinition[] = [getCodeStructure, readAtoms, upsertAtom, deleteAtom] as unknown as ToolDefinition[];

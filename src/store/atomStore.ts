@@ -1,0 +1,618 @@
+/**
+ * The workspace store: atoms, dependency edges, every version, builds and embeddings, in a
+ * sql.js database at `.atomic/atoms.db` with a write-ahead journal beside it.
+ *
+ * Reads come from an in-memory model (a map of atoms) kept equal to the database. Writes are
+ * serialised, validated against the current graph, appended to the journal and fsynced, then
+ * applied; only then do they resolve, and the store announces them with `onDidChange`.
+ */
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Database, SqlValue } from 'sql.js';
+import { errors, AtomError } from '../atoms/errors.js';
+import { checkDependencies, type DependencyMap } from '../atoms/graph.js';
+import type { Atom, AtomDraft, AtomVersion, Port } from '../atoms/model.js';
+import { validateDraft, type NormalizedDraft } from '../atoms/validate.js';
+import { Emitter, type Disposable } from '../util/event.js';
+import { silentLogger, type Logger } from '../util/log.js';
+import { writeFileAtomic } from '../util/atomicFile.js';
+import { Journal, readJournal, type BuildRecord, type JournalEntry, type JournalOp } from './journal.js';
+import { WorkspaceLock } from './lock.js';
+import { migrate } from './schema.js';
+import { loadSqlJs } from './sqlite.js';
+
+export type { BuildRecord } from './journal.js';
+
+export type StoreChange =
+  | { kind: 'upsert'; atom: Atom; previous?: Atom }
+  | { kind: 'delete'; atom: Atom }
+  | { kind: 'reload' };
+
+export interface StoredEmbedding {
+  name: string;
+  model: string;
+  textHash: string;
+  vector: Float32Array;
+}
+
+export interface UpsertResult {
+  atom: Atom;
+  previous?: Atom;
+  created: boolean;
+}
+
+export interface StoreOptions {
+  log?: Logger;
+  /** Compact the journal into the snapshot after this many entries (default 1000). */
+  compactAfterEntries?: number;
+  /** ...or once the journal holds this many bytes (default 16 MiB). */
+  compactAfterBytes?: number;
+  /** Skip the workspace lock (tests of two stores on one folder only). */
+  noLock?: boolean;
+}
+
+const GITIGNORE = `# Written by Atomic Coding. The database (atoms.db + atoms.journal) is the source of truth:
+# commit it. The rest is per machine or rebuilt from it.
+server.json
+lock
+*.tmp
+vectors/
+latest.js
+`;
+
+const MAX_KEPT_BUILDS = 100;
+
+export class AtomStore implements Disposable {
+  readonly atomicDir: string;
+  readonly dbFile: string;
+  readonly journalFile: string;
+
+  private readonly atoms = new Map<string, Atom>();
+  private readonly embeddings = new Map<string, StoredEmbedding>();
+  private readonly changes = new Emitter<StoreChange>();
+  private readonly journal: Journal;
+  private readonly lock: WorkspaceLock;
+  private db!: Database;
+  private seq = 0;
+  private entriesSinceSnapshot = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private lastBuildRecord: BuildRecord | undefined;
+  private edgeCount = 0;
+
+  /** Fired after a change is durable and applied. */
+  readonly onDidChange = this.changes.event;
+
+  private constructor(
+    readonly workspaceDir: string,
+    private readonly log: Logger,
+    private readonly options: StoreOptions,
+  ) {
+    this.atomicDir = join(workspaceDir, '.atomic');
+    this.dbFile = join(this.atomicDir, 'atoms.db');
+    this.journalFile = join(this.atomicDir, 'atoms.journal');
+    this.journal = new Journal(this.journalFile);
+    this.lock = new WorkspaceLock(join(this.atomicDir, 'lock'));
+  }
+
+  /** Opens (creating on first use) the store of the workspace folder `dir`. */
+  static async open(dir: string, options: StoreOptions = {}): Promise<AtomStore> {
+    const store = new AtomStore(resolve(dir), options.log ?? silentLogger, options);
+    await store.load();
+    return store;
+  }
+
+  private async load(): Promise<void> {
+    mkdirSync(this.atomicDir, { recursive: true });
+    const ignore = join(this.atomicDir, '.gitignore');
+    if (!existsSync(ignore)) writeFileSync(ignore, GITIGNORE);
+    if (!this.options.noLock) this.lock.acquire();
+    try {
+      await this.loadDatabase();
+    } catch (err) {
+      this.lock.release();
+      throw err;
+    }
+  }
+
+  private async loadDatabase(): Promise<void> {
+    const SQL = await loadSqlJs();
+    const bytes = existsSync(this.dbFile) ? readFileSync(this.dbFile) : undefined;
+    try {
+      this.db = new SQL.Database(bytes);
+      migrate(this.db, this.dbFile);
+    } catch (err) {
+      if (err instanceof AtomError) throw err;
+      throw new AtomError(
+        'storage',
+        `${this.dbFile} is not a readable Atomic Coding database (${(err as Error).message}). ` +
+          'Restore it from version control or a backup, or move it away to start empty.',
+      );
+    }
+    const snapshotSeq = Number(this.metaValue('journal_seq') ?? '0');
+    this.seq = snapshotSeq;
+    const { entries, validBytes, totalBytes } = readJournal(this.journalFile);
+    if (totalBytes > validBytes) {
+      this.log.warn(`journal: dropped ${totalBytes - validBytes} bytes of a write torn by a crash (it was never acknowledged)`);
+    }
+    let replayed = 0;
+    for (const entry of entries) {
+      if (entry.seq <= snapshotSeq) continue;
+      this.applyToDatabase(entry);
+      this.seq = entry.seq;
+      replayed++;
+    }
+    this.entriesSinceSnapshot = replayed;
+    await this.journal.open(validBytes, totalBytes);
+    this.readModel();
+    this.log.info(`store: ${this.atoms.size} atoms from ${this.dbFile} (${replayed} journal entries replayed)`);
+  }
+
+  /** Rebuilds the in-memory model from the database. */
+  private readModel(): void {
+    this.atoms.clear();
+    this.embeddings.clear();
+    const deps = new Map<string, string[]>();
+    this.edgeCount = 0;
+    for (const [atomName, dependsOn] of this.rows('SELECT atom_name, depends_on FROM atom_dependencies ORDER BY depends_on')) {
+      const list = deps.get(atomName as string) ?? [];
+      list.push(dependsOn as string);
+      deps.set(atomName as string, list);
+      this.edgeCount++;
+    }
+    for (const r of this.rows(
+      'SELECT name, type, code, description, inputs, outputs, version, created_at, updated_at FROM atoms ORDER BY name',
+    )) {
+      const name = r[0] as string;
+      this.atoms.set(name, {
+        name,
+        type: r[1] as Atom['type'],
+        code: r[2] as string,
+        description: (r[3] as string | null) ?? null,
+        inputs: JSON.parse(r[4] as string) as Port[],
+        outputs: JSON.parse(r[5] as string) as Port[],
+        dependencies: deps.get(name) ?? [],
+        version: r[6] as number,
+        created_at: r[7] as string,
+        updated_at: r[8] as string,
+      });
+    }
+    for (const r of this.rows('SELECT name, model, text_hash, vector FROM embeddings')) {
+      const blob = r[3] as Uint8Array;
+      const vector = new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+      this.embeddings.set(r[0] as string, { name: r[0] as string, model: r[1] as string, textHash: r[2] as string, vector });
+    }
+    const build = this.rows(
+      'SELECT id, status, bundle_path, atom_count, build_log, error_message, duration_ms, created_at FROM builds ORDER BY id DESC LIMIT 1',
+    )[0];
+    this.lastBuildRecord = build ? rowToBuild(build) : undefined;
+  }
+
+  // ---- reads ------------------------------------------------------------------------------
+
+  /** Every atom, sorted by name. */
+  all(): Atom[] {
+    return [...this.atoms.values()];
+  }
+
+  get(name: string): Atom | undefined {
+    return this.atoms.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.atoms.has(name);
+  }
+
+  get size(): number {
+    return this.atoms.size;
+  }
+
+  get edges(): number {
+    return this.edgeCount;
+  }
+
+  dependencyMap(): DependencyMap {
+    const map = new Map<string, readonly string[]>();
+    for (const atom of this.atoms.values()) map.set(atom.name, atom.dependencies);
+    return map;
+  }
+
+  /** Atoms that list `name` as a dependency, sorted. */
+  dependents(name: string): string[] {
+    const out: string[] = [];
+    for (const atom of this.atoms.values()) if (atom.dependencies.includes(name)) out.push(atom.name);
+    return out.sort();
+  }
+
+  lastBuild(): BuildRecord | undefined {
+    return this.lastBuildRecord;
+  }
+
+  /** Every stored version of an atom, newest first (deleted atoms keep theirs). */
+  history(name: string): AtomVersion[] {
+    return this.rows(
+      `SELECT name, version, type, code, description, inputs, outputs, dependencies, created_at, updated_at, deleted
+       FROM atom_versions WHERE name = ? ORDER BY version DESC`,
+      [name],
+    ).map(rowToVersion);
+  }
+
+  /** Names of atoms that were deleted and not re-created, with their last version, newest first. */
+  deletedAtoms(): { name: string; version: number; deleted_at: string }[] {
+    return this.rows(
+      `SELECT v.name, v.version, v.updated_at FROM atom_versions v
+       WHERE v.deleted = 1 AND v.version = (SELECT MAX(version) FROM atom_versions WHERE name = v.name)
+       ORDER BY v.updated_at DESC`,
+    )
+      .filter((r) => !this.atoms.has(r[0] as string))
+      .map((r) => ({ name: r[0] as string, version: r[1] as number, deleted_at: r[2] as string }));
+  }
+
+  getEmbedding(name: string): StoredEmbedding | undefined {
+    return this.embeddings.get(name);
+  }
+
+  allEmbeddings(): StoredEmbedding[] {
+    return [...this.embeddings.values()];
+  }
+
+  /** Bytes on disk of the snapshot and the journal. */
+  diskSize(): { database: number; journal: number } {
+    const size = (f: string) => (existsSync(f) ? statSync(f).size : 0);
+    return { database: size(this.dbFile), journal: this.journal.size };
+  }
+
+  // ---- writes -----------------------------------------------------------------------------
+
+  /** Creates or updates an atom. Refused input throws an AtomError and changes nothing. */
+  upsert(draft: AtomDraft): Promise<UpsertResult> {
+    return this.exclusive(async () => {
+      const [result] = await this.upsertAll([draft]);
+      return result!;
+    });
+  }
+
+  /**
+   * Creates or updates several atoms at once, all or nothing: each is validated against the
+   * graph as it will be after the whole batch, and one journal entry commits them together.
+   */
+  upsertMany(drafts: AtomDraft[]): Promise<UpsertResult[]> {
+    return this.exclusive(() => this.upsertAll(drafts));
+  }
+
+  private async upsertAll(drafts: AtomDraft[]): Promise<UpsertResult[]> {
+    const normalized: NormalizedDraft[] = [];
+    const seen = new Set<string>();
+    for (const [i, draft] of drafts.entries()) {
+      let d: NormalizedDraft;
+      try {
+        d = validateDraft(draft);
+      } catch (err) {
+        if (drafts.length > 1 && err instanceof AtomError) {
+          throw new AtomError(err.code, `atoms[${i}] (${JSON.stringify(draft?.name)}): ${err.message}`);
+        }
+        throw err;
+      }
+      if (seen.has(d.name)) throw errors.invalid(`the batch lists "${d.name}" twice; give each atom once`);
+      seen.add(d.name);
+      normalized.push(d);
+    }
+    // The graph as it will be after the batch.
+    const graph = new Map(this.dependencyMap());
+    for (const d of normalized) graph.set(d.name, d.dependencies);
+    for (const d of normalized) {
+      graph.delete(d.name);
+      try {
+        checkDependencies(graph, d.name, d.dependencies);
+      } catch (err) {
+        if (normalized.length > 1 && err instanceof AtomError) {
+          throw new AtomError(err.code, `${d.name}: ${err.message}`);
+        }
+        throw err;
+      }
+      graph.set(d.name, d.dependencies);
+    }
+    const now = timestamp();
+    const results: UpsertResult[] = normalized.map((d) => {
+      const previous = this.atoms.get(d.name);
+      // Saving an atom unchanged is not an update: no new version, so upserts are idempotent.
+      if (previous && sameContent(previous, d)) return { atom: previous, previous, created: false };
+      const version = previous ? previous.version + 1 : this.lastVersion(d.name) + 1;
+      const atom: Atom = { ...d, version, created_at: previous?.created_at ?? now, updated_at: now };
+      return { atom, previous, created: !previous };
+    });
+    const changed = results.filter((r) => r.atom !== r.previous);
+    if (changed.length > 0) await this.commit(changed.map((r) => ({ op: 'put', atom: r.atom })));
+    for (const r of changed) this.changes.fire({ kind: 'upsert', atom: r.atom, previous: r.previous });
+    return results;
+  }
+
+  /** Deletes an atom nothing depends on. */
+  delete(name: string): Promise<Atom> {
+    return this.exclusive(async () => {
+      const atom = this.atoms.get(name);
+      if (!atom) throw errors.notFound(name);
+      const users = this.dependents(name);
+      if (users.length > 0) throw errors.inUse(name, users);
+      await this.commit([{ op: 'del', name, version: atom.version + 1, at: timestamp() }]);
+      this.changes.fire({ kind: 'delete', atom });
+      return atom;
+    });
+  }
+
+  /** Records a build. Durable like every write, though losing one would lose no user work. */
+  recordBuild(build: BuildRecord): Promise<BuildRecord> {
+    return this.exclusive(async () => {
+      await this.commit([{ op: 'build', build }]);
+      return this.lastBuildRecord!;
+    });
+  }
+
+  /** Stores embedding vectors; rows of atoms that no longer exist are ignored. */
+  putEmbeddings(rows: StoredEmbedding[]): Promise<void> {
+    return this.exclusive(async () => {
+      const live = rows.filter((r) => this.atoms.has(r.name));
+      if (live.length === 0) return;
+      await this.commit([
+        {
+          op: 'emb',
+          rows: live.map((r) => ({
+            name: r.name,
+            model: r.model,
+            textHash: r.textHash,
+            vector: Buffer.from(r.vector.buffer, r.vector.byteOffset, r.vector.byteLength).toString('base64'),
+          })),
+        },
+      ]);
+    });
+  }
+
+  /** Writes the whole database as the snapshot and empties the journal. */
+  compact(): Promise<void> {
+    return this.exclusive(() => this.compactNow());
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.exclusive(async () => {
+      if (this.entriesSinceSnapshot > 0 || !existsSync(this.dbFile)) await this.compactNow();
+      await this.journal.close();
+      this.db.close();
+      this.closed = true;
+    });
+    this.lock.release();
+    this.changes.dispose();
+  }
+
+  dispose(): void {
+    void this.close();
+  }
+
+  // ---- internals --------------------------------------------------------------------------
+
+  /** Runs write operations one at a time, in call order. */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(() => {
+      if (this.closed) throw new AtomError('storage', 'the workspace store is closed');
+      return work();
+    });
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  /** Journal first (durable), then the database and the model. */
+  private async commit(ops: JournalOp[]): Promise<void> {
+    const entry: JournalEntry = { seq: this.seq + 1, ops };
+    try {
+      await this.journal.append(entry);
+    } catch (err) {
+      throw storageError(this.journalFile, err);
+    }
+    this.seq = entry.seq;
+    this.applyToDatabase(entry);
+    this.applyToModel(ops);
+    this.entriesSinceSnapshot++;
+    const { compactAfterEntries = 1000, compactAfterBytes = 16 * 1024 * 1024 } = this.options;
+    if (this.entriesSinceSnapshot >= compactAfterEntries || this.journal.size >= compactAfterBytes) {
+      try {
+        await this.compactNow();
+      } catch (err) {
+        // The change is durable in the journal; compaction is retried on the next write.
+        this.log.warn(`store: compaction failed, will retry: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private async compactNow(): Promise<void> {
+    this.db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('journal_seq', ?)", [String(this.seq)]);
+    const bytes = this.db.export();
+    try {
+      await writeFileAtomic(this.dbFile, bytes);
+    } catch (err) {
+      throw storageError(this.dbFile, err);
+    }
+    await this.journal.reset();
+    this.entriesSinceSnapshot = 0;
+  }
+
+  private applyToDatabase(entry: JournalEntry): void {
+    const db = this.db;
+    db.run('BEGIN');
+    try {
+      for (const op of entry.ops) {
+        switch (op.op) {
+          case 'put': {
+            const a = op.atom;
+            const inputs = JSON.stringify(a.inputs);
+            const outputs = JSON.stringify(a.outputs);
+            db.run(
+              `INSERT OR REPLACE INTO atoms (name, type, code, description, inputs, outputs, version, created_at, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+              [a.name, a.type, a.code, a.description, inputs, outputs, a.version, a.created_at, a.updated_at],
+            );
+            db.run('DELETE FROM atom_dependencies WHERE atom_name = ?', [a.name]);
+            for (const d of a.dependencies) db.run('INSERT INTO atom_dependencies (atom_name, depends_on) VALUES (?, ?)', [a.name, d]);
+            db.run(
+              `INSERT OR REPLACE INTO atom_versions
+                 (name, version, type, code, description, inputs, outputs, dependencies, created_at, updated_at, deleted)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
+              [a.name, a.version, a.type, a.code, a.description, inputs, outputs, JSON.stringify(a.dependencies), a.created_at, a.updated_at],
+            );
+            break;
+          }
+          case 'del': {
+            // The tombstone copies the last version, so a deleted atom can be restored.
+            db.run(
+              `INSERT OR REPLACE INTO atom_versions
+                 (name, version, type, code, description, inputs, outputs, dependencies, created_at, updated_at, deleted)
+               SELECT name, ?, type, code, description, inputs, outputs, dependencies, created_at, ?, 1
+               FROM atom_versions WHERE name = ? AND version = ? - 1`,
+              [op.version, op.at, op.name, op.version],
+            );
+            db.run('DELETE FROM atom_dependencies WHERE atom_name = ?', [op.name]);
+            db.run('DELETE FROM embeddings WHERE name = ?', [op.name]);
+            db.run('DELETE FROM atoms WHERE name = ?', [op.name]);
+            break;
+          }
+          case 'emb':
+            for (const r of op.rows) {
+              db.run('INSERT OR REPLACE INTO embeddings (name, model, text_hash, vector) VALUES (?, ?, ?, ?)', [
+                r.name,
+                r.model,
+                r.textHash,
+                Buffer.from(r.vector, 'base64'),
+              ]);
+            }
+            break;
+          case 'build': {
+            const b = op.build;
+            db.run(
+              `INSERT INTO builds (status, bundle_path, atom_count, build_log, error_message, duration_ms, created_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?)`,
+              [b.status, b.bundle_path, b.atom_count, JSON.stringify(b.order), b.error_message, b.duration_ms, b.created_at],
+            );
+            db.run('DELETE FROM builds WHERE id <= (SELECT MAX(id) FROM builds) - ?', [MAX_KEPT_BUILDS]);
+            break;
+          }
+        }
+      }
+      db.run('COMMIT');
+    } catch (err) {
+      db.run('ROLLBACK');
+      throw err;
+    }
+  }
+
+  private applyToModel(ops: JournalOp[]): void {
+    let inserted = false;
+    for (const op of ops) {
+      switch (op.op) {
+        case 'put': {
+          const previous = this.atoms.get(op.atom.name);
+          this.edgeCount += op.atom.dependencies.length - (previous?.dependencies.length ?? 0);
+          inserted ||= !previous;
+          this.atoms.set(op.atom.name, op.atom);
+          break;
+        }
+        case 'del':
+          this.edgeCount -= this.atoms.get(op.name)?.dependencies.length ?? 0;
+          this.atoms.delete(op.name);
+          this.embeddings.delete(op.name);
+          break;
+        case 'emb':
+          for (const r of op.rows) {
+            const buf = Buffer.from(r.vector, 'base64');
+            const vector = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+            this.embeddings.set(r.name, { name: r.name, model: r.model, textHash: r.textHash, vector });
+          }
+          break;
+        case 'build': {
+          const id = this.rows('SELECT MAX(id) FROM builds')[0]?.[0] as number | undefined;
+          this.lastBuildRecord = { ...op.build, id };
+          break;
+        }
+      }
+    }
+    // Keep the map sorted by name, so all() needs no sort (an update keeps its place in a Map).
+    if (inserted) {
+      const sorted = [...this.atoms.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      this.atoms.clear();
+      for (const [k, v] of sorted) this.atoms.set(k, v);
+    }
+  }
+
+  private lastVersion(name: string): number {
+    return (this.rows('SELECT MAX(version) FROM atom_versions WHERE name = ?', [name])[0]?.[0] as number | null) ?? 0;
+  }
+
+  private metaValue(key: string): string | undefined {
+    return this.rows('SELECT value FROM meta WHERE key = ?', [key])[0]?.[0] as string | undefined;
+  }
+
+  private rows(sql: string, params: SqlValue[] = []): SqlValue[][] {
+    const stmt = this.db.prepare(sql, params);
+    try {
+      const out: SqlValue[][] = [];
+      while (stmt.step()) out.push(stmt.get());
+      return out;
+    } finally {
+      stmt.free();
+    }
+  }
+}
+
+function sameContent(a: Atom, d: NormalizedDraft): boolean {
+  return (
+    a.type === d.type &&
+    a.code === d.code &&
+    a.description === d.description &&
+    JSON.stringify(a.inputs) === JSON.stringify(d.inputs) &&
+    JSON.stringify(a.outputs) === JSON.stringify(d.outputs) &&
+    a.dependencies.join() === d.dependencies.join()
+  );
+}
+
+function rowToBuild(r: SqlValue[]): BuildRecord {
+  return {
+    id: r[0] as number,
+    status: r[1] as BuildRecord['status'],
+    bundle_path: (r[2] as string | null) ?? null,
+    atom_count: r[3] as number,
+    order: JSON.parse(r[4] as string) as string[],
+    error_message: (r[5] as string | null) ?? null,
+    duration_ms: (r[6] as number | null) ?? null,
+    created_at: r[7] as string,
+  };
+}
+
+function rowToVersion(r: SqlValue[]): AtomVersion {
+  return {
+    name: r[0] as string,
+    version: r[1] as number,
+    type: r[2] as Atom['type'],
+    code: r[3] as string,
+    description: (r[4] as string | null) ?? null,
+    inputs: JSON.parse(r[5] as string) as Port[],
+    outputs: JSON.parse(r[6] as string) as Port[],
+    dependencies: JSON.parse(r[7] as string) as string[],
+    created_at: r[8] as string,
+    updated_at: r[9] as string,
+    deleted: r[10] === 1,
+  };
+}
+
+/** ISO time to the millisecond; versions of one atom may be seconds apart. */
+function timestamp(): string {
+  return new Date().toISOString();
+}
+
+function storageError(file: string, err: unknown): AtomError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const hint =
+    code === 'ENOSPC'
+      ? 'the disk is full: free some space and try again'
+      : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+        ? 'the workspace is read-only: make .atomic/ writable and try again'
+        : 'check that the workspace folder is writable and try again';
+  return new AtomError('storage', `could not write ${file} (${code ?? (err as Error).message}): ${hint}. Nothing was changed.`);
+}

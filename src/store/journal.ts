@@ -1,0 +1,125 @@
+/**
+ * The write-ahead journal: one line per committed transaction, appended and fsynced before
+ * the change is acknowledged. Each line carries a checksum, so a line torn by a crash is
+ * recognised and dropped (it was never acknowledged). The snapshot records the last sequence
+ * number it contains; replay applies only what came after it.
+ *
+ * Why: sql.js keeps the database in memory, and persisting it means exporting all of it.
+ * Appending a line keeps a durable write's cost flat as the workspace grows; the snapshot is
+ * rewritten (atomically) only when the journal has grown, in `AtomStore.compact()`.
+ */
+import { promises as fsp, existsSync, readFileSync, truncateSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import type { Atom } from '../atoms/model.js';
+
+export interface BuildRecord {
+  id?: number;
+  status: 'building' | 'success' | 'error';
+  bundle_path: string | null;
+  atom_count: number;
+  order: string[];
+  error_message: string | null;
+  duration_ms: number | null;
+  created_at: string;
+}
+
+export interface EmbeddingRow {
+  name: string;
+  model: string;
+  textHash: string;
+  /** base64 of the little-endian float32 vector */
+  vector: string;
+}
+
+export type JournalOp =
+  | { op: 'put'; atom: Atom }
+  | { op: 'del'; name: string; version: number; at: string }
+  | { op: 'emb'; rows: EmbeddingRow[] }
+  | { op: 'build'; build: BuildRecord };
+
+export interface JournalEntry {
+  seq: number;
+  ops: JournalOp[];
+}
+
+function checksum(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+export function encodeEntry(entry: JournalEntry): string {
+  const json = JSON.stringify(entry);
+  return `${json}\t${checksum(json)}\n`;
+}
+
+/**
+ * Reads every intact entry. Stops at the first torn or corrupt line and reports the byte
+ * offset where the intact part ends, so the caller can cut the tail off before appending.
+ */
+export function readJournal(file: string): { entries: JournalEntry[]; validBytes: number; totalBytes: number } {
+  if (!existsSync(file)) return { entries: [], validBytes: 0, totalBytes: 0 };
+  const data = readFileSync(file);
+  const entries: JournalEntry[] = [];
+  let offset = 0;
+  while (offset < data.length) {
+    const newline = data.indexOf(10, offset);
+    if (newline < 0) break; // torn tail: the line never finished
+    const line = data.toString('utf8', offset, newline);
+    const tab = line.lastIndexOf('\t');
+    if (tab < 0) break;
+    const json = line.slice(0, tab);
+    if (checksum(json) !== line.slice(tab + 1)) break;
+    try {
+      entries.push(JSON.parse(json) as JournalEntry);
+    } catch {
+      break;
+    }
+    offset = newline + 1;
+  }
+  return { entries, validBytes: offset, totalBytes: data.length };
+}
+
+export class Journal {
+  private handle: fsp.FileHandle | undefined;
+  private bytes = 0;
+
+  constructor(readonly file: string) {}
+
+  /** Opens for appending, first cutting off a torn tail left by a crash. */
+  async open(validBytes: number, totalBytes: number): Promise<void> {
+    if (totalBytes > validBytes) truncateSync(this.file, validBytes);
+    this.handle = await fsp.open(this.file, 'a', 0o644);
+    this.bytes = validBytes;
+  }
+
+  get size(): number {
+    return this.bytes;
+  }
+
+  /** Appends and fsyncs one entry; when this resolves the entry survives a crash. */
+  async append(entry: JournalEntry): Promise<void> {
+    if (!this.handle) throw new Error('journal is not open');
+    const line = encodeEntry(entry);
+    try {
+      await this.handle.appendFile(line, 'utf8');
+      await this.handle.datasync();
+    } catch (err) {
+      // A partly written line would hide every later entry from replay: cut it off.
+      await this.handle.truncate(this.bytes).catch(() => {});
+      throw err;
+    }
+    this.bytes += Buffer.byteLength(line);
+  }
+
+  /** Empties the journal after a snapshot that contains every entry was made durable. */
+  async reset(): Promise<void> {
+    if (!this.handle) throw new Error('journal is not open');
+    await this.handle.truncate(0);
+    await this.handle.datasync();
+    this.bytes = 0;
+  }
+
+  async close(): Promise<void> {
+    await this.handle?.close();
+    this.handle = undefined;
+  }
+}

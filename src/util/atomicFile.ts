@@ -1,0 +1,64 @@
+/**
+ * Crash-safe file replacement: write a temp file beside the target, fsync it, rename it over
+ * the target, fsync the folder. A process killed at any moment leaves the old or the new file.
+ */
+import { promises as fsp, openSync, writeSync, fsyncSync, closeSync, renameSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+function tempPathFor(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+export async function writeFileAtomic(target: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+  const temp = tempPathFor(target);
+  const handle = await fsp.open(temp, 'w', mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } catch (err) {
+    await handle.close().catch(() => {});
+    await fsp.unlink(temp).catch(() => {});
+    throw err;
+  }
+  await handle.close();
+  try {
+    await fsp.rename(temp, target);
+  } catch (err) {
+    await fsp.unlink(temp).catch(() => {});
+    throw err;
+  }
+  await syncFolder(dirname(target));
+}
+
+/** The synchronous twin, for exit paths where the event loop will not run again. */
+export function writeFileAtomicSync(target: string, data: string | Uint8Array, mode = 0o644): void {
+  const temp = tempPathFor(target);
+  const fd = openSync(temp, 'w', mode);
+  try {
+    writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(temp, target);
+  } catch (err) {
+    try {
+      unlinkSync(temp);
+    } catch {}
+    throw err;
+  }
+}
+
+export async function syncFolder(folder: string): Promise<void> {
+  // Makes the rename itself durable. Some platforms (Windows) cannot open folders: nothing to do there.
+  try {
+    const handle = await fsp.open(folder, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {}
+}

@@ -1,0 +1,75 @@
+/**
+ * One open workspace: the store, the builder and (when wired) the search index. Every write
+ * goes through here, so an MCP tool and an editor save take the same path: validation, the
+ * durable store, then the rebuild that the store's change announcement calls for.
+ */
+import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import type { Atom, AtomDraft } from './atoms/model.js';
+import { Builder } from './build/builder.js';
+import { AtomStore, type BuildRecord, type StoreOptions, type UpsertResult } from './store/atomStore.js';
+import { silentLogger, type Logger } from './util/log.js';
+
+export interface WorkspaceOptions {
+  log?: Logger;
+  /** Where latest.js goes; default `.atomic/latest.js` in the workspace. */
+  bundlePath?: string;
+  store?: StoreOptions;
+}
+
+export interface WriteOutcome<T> {
+  result: T;
+  build: BuildRecord;
+}
+
+export class AtomWorkspace {
+  readonly builder: Builder;
+
+  private constructor(
+    readonly dir: string,
+    readonly store: AtomStore,
+    readonly log: Logger,
+    bundlePath: string,
+  ) {
+    this.builder = new Builder(store, bundlePath, log);
+  }
+
+  static async open(dir: string, options: WorkspaceOptions = {}): Promise<AtomWorkspace> {
+    const root = resolve(dir);
+    const log = options.log ?? silentLogger;
+    const store = await AtomStore.open(root, { log, ...options.store });
+    const bundlePath = options.bundlePath ? resolve(root, options.bundlePath) : join(store.atomicDir, 'latest.js');
+    const workspace = new AtomWorkspace(root, store, log, bundlePath);
+    if (!existsSync(bundlePath) && store.size > 0) await workspace.builder.rebuild();
+    return workspace;
+  }
+
+  /** Fired after every durable change (see AtomStore.onDidChange). */
+  get onDidChange() {
+    return this.store.onDidChange;
+  }
+
+  async upsert(draft: AtomDraft): Promise<WriteOutcome<UpsertResult>> {
+    const result = await this.store.upsert(draft);
+    return { result, build: await this.builder.rebuild() };
+  }
+
+  async upsertMany(drafts: AtomDraft[]): Promise<WriteOutcome<UpsertResult[]>> {
+    const result = await this.store.upsertMany(drafts);
+    return { result, build: await this.builder.rebuild() };
+  }
+
+  async delete(name: string): Promise<WriteOutcome<Atom>> {
+    const result = await this.store.delete(name);
+    return { result, build: await this.builder.rebuild() };
+  }
+
+  rebuild(): Promise<BuildRecord> {
+    return this.builder.rebuild();
+  }
+
+  async close(): Promise<void> {
+    this.builder.dispose();
+    await this.store.close();
+  }
+}
