@@ -1,0 +1,63 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runInNewContext } from 'node:vm';
+import { createBundle, findEntryPoint } from '../../src/build/bundler.js';
+import type { Atom, AtomDraft } from '../../src/atoms/model.js';
+import { validateDraft } from '../../src/atoms/validate.js';
+import { cube } from '../support/atoms.js';
+
+function toAtom(d: AtomDraft): Atom {
+  return { ...validateDraft(d), version: 1, created_at: 't', updated_at: 't' };
+}
+
+const atoms = cube.map(toAtom);
+
+test('the bundle has the contract header, order, IIFE, markers and Boot line', () => {
+  const { code, order, entry } = createBundle(atoms, new Date('2026-02-08T12:00:00.123Z'));
+  assert.deepEqual(order, ['math_clamp', 'physics_config', 'player_jump', 'game_loop']);
+  assert.equal(entry, 'game_loop');
+  const lines = code.split('\n');
+  assert.deepEqual(lines.slice(0, 7), [
+    '// === Atomic Coding Bundle ===',
+    '// Generated: 2026-02-08T12:00:00Z',
+    '// Atoms: 4',
+    '// Order: math_clamp -> physics_config -> player_jump -> game_loop',
+    '(function() {',
+    '  "use strict";',
+    '',
+  ]);
+  assert.ok(lines.includes('  // --- [util] math_clamp ---'));
+  assert.ok(lines.includes('  // --- [core] game_loop ---'));
+  assert.ok(code.endsWith("  // Boot\n  if (typeof game_loop === 'function') game_loop();\n})();\n"));
+});
+
+test('the produced bundle runs and the atoms call each other', () => {
+  const { code } = createBundle(atoms);
+  const sandbox: Record<string, unknown> = {};
+  sandbox.globalThis = sandbox;
+  runInNewContext(code, sandbox);
+  // Template literal lines are not re-indented, so the string keeps its exact value.
+  assert.deepEqual(JSON.parse(JSON.stringify(sandbox.__atomic_result)), { vy: 12, clamped: 10, text: 'jump\n12' });
+});
+
+test('entry point: game_loop, else main, else the last core atom in order', () => {
+  const m = (list: Atom[]) => new Map(list.map((a) => [a.name, a]));
+  const core = (name: string, deps: string[] = []) =>
+    toAtom({ name, type: 'core', code: `function ${name}() {}`, dependencies: deps });
+  assert.equal(findEntryPoint(m([core('main'), core('game_loop')]), ['game_loop', 'main']), 'game_loop');
+  assert.equal(findEntryPoint(m([core('main'), core('boot')]), ['boot', 'main']), 'main');
+  assert.equal(findEntryPoint(m([core('alpha'), core('zeta')]), ['alpha', 'zeta']), 'zeta');
+  assert.equal(findEntryPoint(m([atoms[0]!]), ['math_clamp']), null);
+  assert.match(createBundle([atoms[1]!]).code, /no core atom: nothing to start/);
+});
+
+test('the same atoms give the same file (apart from the time)', () => {
+  const t = new Date();
+  assert.equal(createBundle(atoms, t).code, createBundle([...atoms].reverse(), t).code);
+});
+
+test('a cycle (possible only in a hand-edited database) fails the build with the atoms named', () => {
+  const a = { ...toAtom({ name: 'a_one', type: 'util', code: 'function a_one() {}' }), dependencies: ['b_two'] };
+  const b = { ...toAtom({ name: 'b_two', type: 'util', code: 'function b_two() {}' }), dependencies: ['a_one'] };
+  assert.throws(() => createBundle([a, b]), /a_one, b_two depend on each other in a cycle/);
+});
