@@ -124,3 +124,29 @@ function parsePort(tag: string, text: string): Port {
 function headerError(message: string): AtomError {
   return new AtomError('invalid_argument', `atom header: ${message}`);
 }
+
+/** Ports as one line for an input box: `velocity_y: number, force_multiplier?: number`. */
+export function formatPortList(ports: readonly Port[]): string {
+  return ports.map((p) => `${p.name}${p.optional ? '?' : ''}: ${p.type}`).join(', ');
+}
+
+/**
+ * Reads a line written like formatPortList's. A port that keeps its name keeps its description
+ * (the line has no room for descriptions; the editor header does). Empty text means no ports.
+ */
+export function parsePortList(text: string, previous: readonly Port[] = []): Port[] {
+  const parts = text.split(',').map((s) => s.trim()).filter(Boolean);
+  return parts.map((part) => {
+    const m = /^([A-Za-z_$][A-Za-z0-9_$]*)(\?)?\s*:\s*([a-z]+(?:\[\])?)$/.exec(part);
+    if (!m) throw new AtomError('invalid_argument', `"${part}": write each port as name: type, e.g. velocity_y: number or label?: string`);
+    const [, name, optional, type] = m as unknown as [string, string, string | undefined, string];
+    if (!isPortType(type)) {
+      throw new AtomError('invalid_argument', `"${part}": the type must be one of number, string, boolean, number[], string[], boolean[], void`);
+    }
+    const port: Port = { name, type };
+    const description = previous.find((p) => p.name === name)?.description;
+    if (description) port.description = description;
+    if (optional) port.optional = true;
+    return port;
+  });
+}

@@ -84,3 +84,15 @@ describe('atom editor text: a header that lost its @kind', () => {
     assert.throws(() => parseAtomSource('a', '/**\n * @param {number} x\n */\nfunction a(x) {}'), /@kind is missing/);
   });
 });
+
+describe('port lists for the Edit Atom Details input boxes', () => {
+  it('round-trips names, types and optional marks, keeping known descriptions', async () => {
+    const { formatPortList, parsePortList } = await import('../../src/views/atomSource.js');
+    assert.equal(formatPortList(jump.inputs), 'velocity_y: number, is_grounded: boolean, force_multiplier?: number');
+    assert.deepEqual(parsePortList(formatPortList(jump.inputs), jump.inputs), jump.inputs);
+    assert.deepEqual(parsePortList('  '), []);
+    assert.deepEqual(parsePortList('tags?: string[]'), [{ name: 'tags', type: 'string[]', optional: true }]);
+    assert.throws(() => parsePortList('x: object'), /the type must be one of/);
+    assert.throws(() => parsePortList('x number'), /write each port as name: type/);
+  });
+});

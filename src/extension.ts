@@ -1,0 +1,129 @@
+/**
+ * The composition root: activate() wires the parts and returns quickly. The store opens and the MCP
+ * server starts in the background (nothing heavy, such as the embedding model, loads here); the tree,
+ * editors, status bar and VS Code's MCP client follow the session's events.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { ATOM_SCHEME, AtomFileSystemProvider } from './views/atomFileSystem.js';
+import { AtomTreeProvider, type AtomNode } from './views/atomTree.js';
+import { registerCommands } from './views/commands.js';
+import { chooseFolder } from './views/folder.js';
+import { registerMcpProvider } from './views/mcpProvider.js';
+import { outputLogger } from './views/outputLog.js';
+import { AtomSession } from './views/session.js';
+import { AtomStatusBar } from './views/statusBar.js';
+
+/** What activate() returns: for other extensions and for the extension-host tests. */
+export interface AtomicCodingApi {
+  session: AtomSession | undefined;
+  tree: AtomTreeProvider;
+  treeView: vscode.TreeView<AtomNode>;
+  statusBar: AtomStatusBar | undefined;
+  /** How long activate() took, in milliseconds. */
+  activationMs: number;
+  /** Resolves when the first start finished (ready or failed); its value is the time from activation. */
+  ready: Promise<number>;
+}
+
+let session: AtomSession | undefined;
+
+export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
+  const started = performance.now();
+  const channel = vscode.window.createOutputChannel('Atomic Coding', { log: true });
+  const log = outputLogger(channel);
+  context.subscriptions.push(channel);
+
+  const config = () => vscode.workspace.getConfiguration('atomicCoding');
+  const folders = () => (vscode.workspace.workspaceFolders ?? []).map((f) => ({ name: f.name, fsPath: f.uri.fsPath, uri: f.uri }));
+  const choice = chooseFolder(folders(), config().get<string>('workspaceFolder', ''), (p) => existsSync(join(p, '.atomic')));
+  if (choice) {
+    log.info(`using folder ${choice.folder.fsPath} (${choice.reason === 'setting' ? 'from atomicCoding.workspaceFolder' : choice.reason === 'store' ? 'first folder with .atomic/' : 'first folder'})`);
+    session = new AtomSession(choice.folder.uri, log, () => ({
+      bundlePath: config().get<string>('bundle.outputPath', '.atomic/latest.js') || '.atomic/latest.js',
+      port: config().get<number>('server.port', 0),
+    }));
+  }
+
+  const source = {
+    atoms: () => session?.atoms(),
+    get: (name: string) => session?.get(name),
+  };
+  const tree = new AtomTreeProvider(source);
+  const treeView = vscode.window.createTreeView('atomicCoding.atoms', { treeDataProvider: tree, showCollapseAll: true });
+  context.subscriptions.push(treeView);
+
+  const setState = (state: string) => void vscode.commands.executeCommand('setContext', 'atomicCoding.state', state);
+  let statusBar: AtomStatusBar | undefined;
+  if (session) {
+    const s = session;
+    const fs = new AtomFileSystemProvider(s, (atom, created) => log.info(`saved ${atom.name} from the editor (version ${atom.version}${created ? ', new' : ''})`));
+    statusBar = new AtomStatusBar(s);
+    context.subscriptions.push(
+      vscode.workspace.registerFileSystemProvider(ATOM_SCHEME, fs, { isCaseSensitive: true }),
+      fs,
+      statusBar,
+      s.onDidChangeAtoms(() => tree.refresh()),
+      s.onDidChangeState((state) => setState(state)),
+      registerMcpProvider(s),
+      { dispose: () => void s.dispose() },
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('atomicCoding.bundle.outputPath')) void s.applyBundlePath();
+        if (e.affectsConfiguration('atomicCoding.server.port')) void s.restart();
+        if (e.affectsConfiguration('atomicCoding.workspaceFolder') || e.affectsConfiguration('atomicCoding.search.embeddingProvider')) {
+          void vscode.window
+            .showInformationMessage('Atomic Coding: reload the window to apply the new setting.', 'Reload Window')
+            .then((r) => r && vscode.commands.executeCommand('workbench.action.reloadWindow'));
+        }
+      }),
+      ...registerCommands({ session: s, log, output: channel, extensionUri: context.extensionUri, refreshTree: () => tree.refresh() }),
+    );
+  } else {
+    log.info('no folder is open: open one to work with atoms');
+    setState('noFolder');
+    context.subscriptions.push(
+      ...[
+        'newAtom', 'openAtom', 'editAtomDetails', 'changeAtomType', 'editDependencies', 'deleteAtom', 'rebuildBundle',
+        'connectAgents', 'restartServer', 'showStatus', 'refresh',
+      ].map((id) =>
+        vscode.commands.registerCommand(`atomicCoding.${id}`, () => vscode.window.showInformationMessage('Atomic Coding: open a folder first; its atoms are stored in .atomic/ inside it.')),
+      ),
+      vscode.commands.registerCommand('atomicCoding.showOutput', () => channel.show(true)),
+    );
+  }
+  registerLaterIssueCommands(context);
+
+  const activationMs = performance.now() - started;
+  log.info(`activated in ${activationMs.toFixed(1)} ms`);
+  const ready = session
+    ? session.start().then(() => {
+        const ms = performance.now() - started;
+        log.info(`ready ${ms.toFixed(0)} ms after activation began (state ${session?.state})`);
+        return ms;
+      })
+    : Promise.resolve(activationMs);
+  return { session, tree, treeView, statusBar, activationMs, ready };
+}
+
+/**
+ * Show Dependency Graph and Open Live Preview are built by the graph/preview issue. Until its panels
+ * exist the commands say so instead of failing with "command not found".
+ */
+function registerLaterIssueCommands(context: vscode.ExtensionContext): void {
+  for (const [id, what] of [
+    ['showGraph', 'The dependency graph'],
+    ['openPreview', 'The live preview'],
+  ] as const) {
+    context.subscriptions.push(
+      vscode.commands.registerCommand(`atomicCoding.${id}`, () =>
+        vscode.window.showInformationMessage(`Atomic Coding: ${what} arrives with the graph/preview issue.`),
+      ),
+    );
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  await session?.dispose();
+  session = undefined;
+}

@@ -1,0 +1,172 @@
+/**
+ * The `atom:` file system: every atom is a file `atom:/<name>.js` whose text is a JSDoc header (type,
+ * description, ports, dependencies) followed by the code (see atomSource.ts). Opening one gives a normal
+ * text editor, so undo, search, formatting and JavaScript language features work as for any file.
+ *
+ * Saving validates and upserts through AtomWorkspace.upsert, the same path as the upsert_atom tool. A
+ * refused save throws, so VS Code keeps the editor's text (still dirty), shows the reason, and nothing
+ * changes in the store. Changes made by anyone else fire onDidChangeFile, so open editors follow them.
+ */
+import * as vscode from 'vscode';
+import type { Atom, AtomDraft } from '../atoms/model.js';
+import { NAME_PATTERN } from '../atoms/model.js';
+import type { StoreChange } from '../store/atomStore.js';
+import type { AtomWorkspace } from '../workspace.js';
+import { formatAtomSource, parseAtomSource } from './atomSource.js';
+
+export const ATOM_SCHEME = 'atom';
+
+export function atomUri(name: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: ATOM_SCHEME, path: `/${name}.js` });
+}
+
+/** The atom name in `atom:/<name>.js`, or undefined for any other path. */
+export function atomNameOf(uri: vscode.Uri): string | undefined {
+  if (uri.scheme !== ATOM_SCHEME) return undefined;
+  const m = /^\/([^/]+)\.js$/.exec(uri.path);
+  return m ? m[1] : undefined;
+}
+
+export interface WorkspaceAccess {
+  /** The open workspace, or undefined while none is (starting, failed, no folder). */
+  current(): AtomWorkspace | undefined;
+  onDidChangeAtoms: vscode.Event<StoreChange>;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  readonly onDidChangeFile = this.emitter.event;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(
+    private readonly access: WorkspaceAccess,
+    private readonly onSaved: (atom: Atom, created: boolean) => void = () => {},
+  ) {
+    this.subscription = access.onDidChangeAtoms((change) => this.announce(change));
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.emitter.dispose();
+  }
+
+  private announce(change: StoreChange): void {
+    if (change.kind === 'reload') {
+      const names = this.access.current()?.store.all().map((a) => a.name) ?? [];
+      this.emitter.fire(names.map((n) => ({ type: vscode.FileChangeType.Changed, uri: atomUri(n) })));
+      return;
+    }
+    const type =
+      change.kind === 'delete'
+        ? vscode.FileChangeType.Deleted
+        : change.previous
+          ? vscode.FileChangeType.Changed
+          : vscode.FileChangeType.Created;
+    this.emitter.fire([{ type, uri: atomUri(change.atom.name) }]);
+  }
+
+  watch(): vscode.Disposable {
+    // Every atom change is announced anyway (see announce); there is nothing per-watch to set up.
+    return new vscode.Disposable(() => {});
+  }
+
+  stat(uri: vscode.Uri): vscode.FileStat {
+    if (uri.path === '/') return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
+    const atom = this.atomAt(uri);
+    return {
+      type: vscode.FileType.File,
+      ctime: Date.parse(atom.created_at),
+      // The version keeps mtime moving on every save, even two within one millisecond; VS Code compares
+      // it to detect that an open editor is stale.
+      mtime: Date.parse(atom.updated_at) + atom.version,
+      size: encoder.encode(formatAtomSource(atom)).byteLength,
+    };
+  }
+
+  readDirectory(uri: vscode.Uri): [string, vscode.FileType][] {
+    if (uri.path !== '/') throw vscode.FileSystemError.FileNotFound(uri);
+    return this.workspace(uri)
+      .store.all()
+      .map((a) => [`${a.name}.js`, vscode.FileType.File]);
+  }
+
+  readFile(uri: vscode.Uri): Uint8Array {
+    return encoder.encode(formatAtomSource(this.atomAt(uri)));
+  }
+
+  async writeFile(uri: vscode.Uri, content: Uint8Array, options: { create: boolean; overwrite: boolean }): Promise<void> {
+    const name = this.nameOf(uri);
+    const workspace = this.workspace(uri);
+    const existing = workspace.store.get(name);
+    if (!existing && !options.create) throw vscode.FileSystemError.FileNotFound(uri);
+    if (existing && !options.overwrite) throw vscode.FileSystemError.FileExists(uri);
+    const draft = toDraft(name, decoder.decode(content), existing);
+    if (existing && sameAtom(existing, draft)) return;
+    const { result } = await workspace.upsert(draft);
+    this.onSaved(result.atom, result.created);
+  }
+
+  async delete(uri: vscode.Uri): Promise<void> {
+    await this.workspace(uri).delete(this.nameOf(uri));
+  }
+
+  rename(): void {
+    throw vscode.FileSystemError.NoPermissions('Atoms cannot be renamed: other atoms call them by name. Create a new atom and update its dependents.');
+  }
+
+  createDirectory(): void {
+    throw vscode.FileSystemError.NoPermissions('Atoms live in one flat namespace; folders are not supported.');
+  }
+
+  private workspace(uri: vscode.Uri): AtomWorkspace {
+    const workspace = this.access.current();
+    if (!workspace) throw vscode.FileSystemError.Unavailable(`${uri.path}: the atom store is not open (see Atomic Coding: Show Output)`);
+    return workspace;
+  }
+
+  private nameOf(uri: vscode.Uri): string {
+    const name = atomNameOf(uri);
+    if (!name || !NAME_PATTERN.test(name)) {
+      throw vscode.FileSystemError.FileNotFound(`${uri.path}: atom files are named atom:/<snake_case_name>.js`);
+    }
+    return name;
+  }
+
+  private atomAt(uri: vscode.Uri): Atom {
+    const atom = this.workspace(uri).store.get(this.nameOf(uri));
+    if (!atom) throw vscode.FileSystemError.FileNotFound(uri);
+    return atom;
+  }
+}
+
+/** The draft a saved text stands for: without a header, the stored interface with the new code. */
+export function toDraft(name: string, text: string, existing: Atom | undefined): AtomDraft {
+  const { draft, hasHeader } = parseAtomSource(name, text);
+  if (hasHeader) return draft as AtomDraft;
+  if (!existing) {
+    throw new Error(`${name}: a new atom needs its header (/** @kind util ... */) above the code`);
+  }
+  return {
+    name,
+    type: existing.type,
+    code: draft.code,
+    inputs: existing.inputs,
+    outputs: existing.outputs,
+    dependencies: existing.dependencies,
+    description: existing.description ?? undefined,
+  };
+}
+
+function sameAtom(atom: Atom, draft: AtomDraft): boolean {
+  return (
+    atom.type === draft.type &&
+    atom.code === draft.code &&
+    (atom.description ?? '') === (draft.description ?? '') &&
+    JSON.stringify(atom.inputs) === JSON.stringify(draft.inputs ?? []) &&
+    JSON.stringify(atom.outputs) === JSON.stringify(draft.outputs ?? []) &&
+    JSON.stringify(atom.dependencies) === JSON.stringify([...new Set(draft.dependencies ?? [])].sort())
+  );
+}

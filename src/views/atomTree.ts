@@ -1,0 +1,107 @@
+/**
+ * The atom explorer: atoms grouped by type, each showing its signature; an atom's children are its
+ * dependencies (themselves expandable, so the whole dependency chain can be walked). Rebuilt from the
+ * store on every change, whoever made it (an MCP client, an editor save, a command).
+ */
+import * as vscode from 'vscode';
+import { ATOM_TYPES, type Atom, type AtomType } from '../atoms/model.js';
+import { formatSignature } from '../atoms/signature.js';
+import { atomUri } from './atomFileSystem.js';
+
+export type AtomNode =
+  | { kind: 'group'; type: AtomType }
+  | { kind: 'atom'; name: string; parentPath: string };
+
+/** What the tree reads: the current atoms (undefined while no store is open). */
+export interface AtomSource {
+  atoms(): readonly Atom[] | undefined;
+  get(name: string): Atom | undefined;
+}
+
+export const TYPE_ICONS: Record<AtomType, { icon: string; color: string }> = {
+  core: { icon: 'pulse', color: 'charts.red' },
+  feature: { icon: 'sparkle', color: 'charts.blue' },
+  util: { icon: 'tools', color: 'charts.green' },
+};
+
+const TYPE_TITLES: Record<AtomType, string> = {
+  core: 'Core: entry points, game loop',
+  feature: 'Features: mechanics, player-facing logic',
+  util: 'Utilities: helpers, configs, pure functions',
+};
+
+export class AtomTreeProvider implements vscode.TreeDataProvider<AtomNode> {
+  private readonly changed = new vscode.EventEmitter<AtomNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly source: AtomSource) {}
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  getChildren(node?: AtomNode): AtomNode[] {
+    const atoms = this.source.atoms();
+    if (!atoms) return [];
+    if (!node) {
+      return ATOM_TYPES.filter((type) => atoms.some((a) => a.type === type)).map((type) => ({ kind: 'group', type }));
+    }
+    if (node.kind === 'group') {
+      return atoms
+        .filter((a) => a.type === node.type)
+        .map((a) => a.name)
+        .sort()
+        .map((name) => ({ kind: 'atom', name, parentPath: node.type }));
+    }
+    const atom = this.source.get(node.name);
+    const path = `${node.parentPath}/${node.name}`;
+    return (atom?.dependencies ?? []).map((name) => ({ kind: 'atom', name, parentPath: path }));
+  }
+
+  getParent(node: AtomNode): AtomNode | undefined {
+    if (node.kind === 'group') return undefined;
+    const parts = node.parentPath.split('/');
+    if (parts.length === 1) return { kind: 'group', type: parts[0] as AtomType };
+    return { kind: 'atom', name: parts[parts.length - 1]!, parentPath: parts.slice(0, -1).join('/') };
+  }
+
+  getTreeItem(node: AtomNode): vscode.TreeItem {
+    if (node.kind === 'group') {
+      const count = this.source.atoms()?.filter((a) => a.type === node.type).length ?? 0;
+      const item = new vscode.TreeItem(node.type, vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `group:${node.type}`;
+      item.description = `${count}`;
+      item.tooltip = TYPE_TITLES[node.type];
+      item.iconPath = new vscode.ThemeIcon(TYPE_ICONS[node.type].icon, new vscode.ThemeColor(TYPE_ICONS[node.type].color));
+      item.contextValue = 'group';
+      return item;
+    }
+    const atom = this.source.get(node.name);
+    const isDependency = node.parentPath.includes('/');
+    const hasChildren = (atom?.dependencies.length ?? 0) > 0;
+    const item = new vscode.TreeItem(node.name, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    item.id = `atom:${node.parentPath}/${node.name}`;
+    item.resourceUri = atomUri(node.name);
+    item.contextValue = isDependency ? 'dependency' : 'atom';
+    if (!atom) {
+      item.description = 'missing';
+      item.iconPath = new vscode.ThemeIcon('warning');
+      return item;
+    }
+    const style = TYPE_ICONS[atom.type];
+    item.iconPath = new vscode.ThemeIcon(style.icon, new vscode.ThemeColor(style.color));
+    item.description = formatSignature(atom);
+    item.tooltip = atomTooltip(atom);
+    item.command = { command: 'atomicCoding.openAtom', title: 'Open Atom', arguments: [node.name] };
+    return item;
+  }
+}
+
+export function atomTooltip(atom: Atom): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, true);
+  md.appendMarkdown(`**${atom.name}** \u2014 ${atom.type}, version ${atom.version}\n\n`);
+  if (atom.description) md.appendText(atom.description + '\n\n');
+  md.appendCodeblock(`${atom.name}${formatSignature(atom)}`, 'typescript');
+  if (atom.dependencies.length) md.appendMarkdown(`\nDepends on: ${atom.dependencies.map((d) => `\`${d}\``).join(', ')}`);
+  return md;
+}

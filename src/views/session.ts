@@ -1,0 +1,170 @@
+/**
+ * One window's Atomic Coding session: the open workspace store and the MCP server in the extension host.
+ * The tree, the `atom:` file system, the status bar and the MCP definition provider all read from here
+ * and follow its events. Restarting replaces the server (new port unless one is fixed, new token) and
+ * reopens the store, so it also recovers from a store that failed to open.
+ */
+import * as vscode from 'vscode';
+import type { Atom } from '../atoms/model.js';
+import { McpHttpHost } from '../mcp/http.js';
+import type { BuildRecord, StoreChange } from '../store/atomStore.js';
+import type { Logger } from '../util/log.js';
+import { AtomWorkspace } from '../workspace.js';
+
+export type SessionState = 'idle' | 'starting' | 'ready' | 'failed';
+
+export interface SessionSettings {
+  bundlePath: string;
+  port: number;
+}
+
+export class AtomSession implements vscode.Disposable {
+  private _state: SessionState = 'idle';
+  private _workspace: AtomWorkspace | undefined;
+  private _host: McpHttpHost | undefined;
+  private _error: string | undefined;
+  private _lastBuild: BuildRecord | undefined;
+  private subscriptions: { dispose(): void }[] = [];
+  private transition: Promise<void> = Promise.resolve();
+
+  private readonly stateEmitter = new vscode.EventEmitter<SessionState>();
+  private readonly atomsEmitter = new vscode.EventEmitter<StoreChange>();
+  private readonly serverEmitter = new vscode.EventEmitter<void>();
+  private readonly buildEmitter = new vscode.EventEmitter<BuildRecord>();
+  /** The session started, stopped or failed. */
+  readonly onDidChangeState = this.stateEmitter.event;
+  /** An atom changed, whoever changed it. */
+  readonly onDidChangeAtoms = this.atomsEmitter.event;
+  /** The MCP server started or stopped (its URL and token changed). */
+  readonly onDidChangeServer = this.serverEmitter.event;
+  readonly onDidBuild = this.buildEmitter.event;
+
+  constructor(
+    readonly folder: vscode.Uri,
+    private readonly log: Logger,
+    private readonly settings: () => SessionSettings,
+  ) {}
+
+  get state(): SessionState {
+    return this._state;
+  }
+  get error(): string | undefined {
+    return this._error;
+  }
+  get workspace(): AtomWorkspace | undefined {
+    return this._workspace;
+  }
+  get host(): McpHttpHost | undefined {
+    return this._host;
+  }
+  get lastBuild(): BuildRecord | undefined {
+    return this._lastBuild ?? this._workspace?.store.lastBuild();
+  }
+  atoms(): readonly Atom[] | undefined {
+    return this._workspace?.store.all();
+  }
+  get(name: string): Atom | undefined {
+    return this._workspace?.store.get(name);
+  }
+  current(): AtomWorkspace | undefined {
+    return this._workspace;
+  }
+
+  /** Opens the store and starts the server; on failure the state is 'failed' and `error` says why. */
+  start(): Promise<void> {
+    return this.serialize(() => this.doStart());
+  }
+
+  restart(): Promise<void> {
+    return this.serialize(async () => {
+      await this.doStop();
+      await this.doStart();
+    });
+  }
+
+  stop(): Promise<void> {
+    return this.serialize(() => this.doStop());
+  }
+
+  /** Applies a changed bundle path without a restart. */
+  async applyBundlePath(): Promise<void> {
+    const workspace = this._workspace;
+    if (!workspace) return;
+    workspace.builder.setOutputPath(vscode.Uri.joinPath(this.folder, this.settings().bundlePath).fsPath);
+    if (workspace.store.size > 0) await workspace.rebuild();
+  }
+
+  private serialize(step: () => Promise<void>): Promise<void> {
+    const next = this.transition.then(step, step);
+    this.transition = next.catch(() => {});
+    return next;
+  }
+
+  private async doStart(): Promise<void> {
+    if (this._state === 'ready') return;
+    this.setState('starting');
+    const started = performance.now();
+    const { bundlePath, port } = this.settings();
+    try {
+      const workspace = await AtomWorkspace.open(this.folder.fsPath, { log: this.log, bundlePath });
+      this._workspace = workspace;
+      this.subscriptions.push(
+        workspace.onDidChange((change) => this.atomsEmitter.fire(change)),
+        workspace.builder.onDidBuild((build) => {
+          this._lastBuild = build;
+          this.buildEmitter.fire(build);
+        }),
+      );
+      this._host = await McpHttpHost.start(workspace, this.log, { port });
+      this.log.info(
+        `session: ${workspace.store.size} atoms in ${this.folder.fsPath}; MCP server on ${this._host.url} ` +
+          `(${Math.round(performance.now() - started)} ms)`,
+      );
+      this._error = undefined;
+      this.setState('ready');
+      this.serverEmitter.fire();
+      this.atomsEmitter.fire({ kind: 'reload' });
+    } catch (err) {
+      this._error = describeStartError(err, port);
+      this.log.error(`session: could not start: ${this._error}`);
+      await this.doStop(false);
+      this.setState('failed');
+    }
+  }
+
+  private async doStop(announce = true): Promise<void> {
+    for (const s of this.subscriptions.splice(0)) s.dispose();
+    const host = this._host;
+    const workspace = this._workspace;
+    this._host = undefined;
+    this._workspace = undefined;
+    await host?.close().catch((err) => this.log.warn(`session: closing the server: ${(err as Error).message}`));
+    await workspace?.close().catch((err) => this.log.warn(`session: closing the store: ${(err as Error).message}`));
+    if (announce && (host || workspace)) {
+      this.setState('idle');
+      this.serverEmitter.fire();
+      this.atomsEmitter.fire({ kind: 'reload' });
+    }
+  }
+
+  private setState(state: SessionState): void {
+    this._state = state;
+    this.stateEmitter.fire(state);
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    this.stateEmitter.dispose();
+    this.atomsEmitter.dispose();
+    this.serverEmitter.dispose();
+    this.buildEmitter.dispose();
+  }
+}
+
+function describeStartError(err: unknown, port: number): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    return `port ${port} is in use: change the setting atomicCoding.server.port (0 picks a free port), then run Atomic Coding: Restart MCP Server`;
+  }
+  return (err as Error).message ?? String(err);
+}

@@ -1,0 +1,66 @@
+/**
+ * The status bar item: the server's state, the number of atoms and the last build's result at a
+ * glance; a click opens the details (Atomic Coding: Show Status).
+ */
+import * as vscode from 'vscode';
+import type { AtomSession } from './session.js';
+
+export class AtomStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('atomicCoding.status', vscode.StatusBarAlignment.Left, 50);
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(private readonly session: AtomSession) {
+    this.item.name = 'Atomic Coding';
+    this.item.command = 'atomicCoding.showStatus';
+    this.subscriptions = [session.onDidChangeState(() => this.update()), session.onDidChangeAtoms(() => this.update()), session.onDidBuild(() => this.update())];
+    this.update();
+    this.item.show();
+  }
+
+  /** The text shown, for tests and the UI run. */
+  get text(): string {
+    return this.item.text;
+  }
+
+  update(): void {
+    const s = this.session;
+    const tooltip = new vscode.MarkdownString(undefined, true);
+    tooltip.appendMarkdown('**Atomic Coding**\n\n');
+    this.item.backgroundColor = undefined;
+    switch (s.state) {
+      case 'idle':
+      case 'starting':
+        this.item.text = '$(sync~spin) Atomic Coding';
+        tooltip.appendMarkdown('Opening the atom store and starting the MCP server\u2026');
+        break;
+      case 'failed':
+        this.item.text = '$(error) Atomic Coding';
+        this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+        tooltip.appendText(`Not running: ${s.error ?? 'unknown error'}`);
+        break;
+      case 'ready': {
+        const count = s.atoms()?.length ?? 0;
+        const build = s.lastBuild;
+        const buildIcon = !build ? '' : build.status === 'success' ? ' $(check)' : ' $(warning)';
+        this.item.text = `$(server-process) ${count} atom${count === 1 ? '' : 's'}${buildIcon}`;
+        if (build?.status === 'error') this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+        tooltip.appendMarkdown(`MCP server: \`${s.host?.url}\`\n\n${count} atoms in \`${s.folder.fsPath}\`\n\n`);
+        if (build) {
+          tooltip.appendText(
+            build.status === 'success'
+              ? `Last build: ${build.atom_count} atoms in ${build.duration_ms ?? '?'} ms`
+              : `Last build failed: ${build.error_message ?? ''}`,
+          );
+        }
+        break;
+      }
+    }
+    tooltip.appendMarkdown('\n\nClick for details.');
+    this.item.tooltip = tooltip;
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+    this.item.dispose();
+  }
+}
