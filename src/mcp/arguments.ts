@@ -12,7 +12,7 @@ export function parseArguments<S extends z.ZodRawShape>(tool: ToolDefinition<S>,
   if (typeof args !== 'object' || Array.isArray(args)) {
     throw errors.invalid(`arguments of ${tool.name} must be an object with ${describeKeys(tool)}`);
   }
-  const parsed = z.object(tool.input).strict().safeParse(args);
+  const parsed = z.object(tool.input).strict().safeParse(args, { reportInput: true });
   if (parsed.success) return parsed.data;
   throw explain(tool, args as Record<string, unknown>, parsed.error.issues);
 }

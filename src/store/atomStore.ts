@@ -144,6 +144,7 @@ export class AtomStore implements Disposable {
     }
     this.entriesSinceSnapshot = replayed;
     await this.journal.open(validBytes, totalBytes);
+    if (!bytes) await this.compactNow(); // created on first use
     this.readModel();
     this.log.info(`store: ${this.atoms.size} atoms from ${this.dbFile} (${replayed} journal entries replayed)`);
   }

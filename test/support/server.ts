@@ -1,0 +1,88 @@
+/**
+ * Starting the real server (dist/cli.js, as shipped) and connecting the official SDK client to it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
+
+function requireBuild(): void {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
+}
+
+export interface RunningServer {
+  url: string;
+  token: string;
+  process: ChildProcess;
+  stderr: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `atomic-coding serve` over HTTP and resolves once it prints its address. */
+export async function startServer(workspace: string, extraArgs: string[] = []): Promise<RunningServer> {
+  requireBuild();
+  const child = spawn(process.execPath, [CLI, 'serve', '--workspace', workspace, '--port', '0', ...extraArgs], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let errText = '';
+  child.stderr!.on('data', (d: Buffer) => (errText += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start within 20 s:\n${errText}`)), 20_000);
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const m = /listening on (http:\/\/\S+)/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    void exited.then((code) => reject(new Error(`server exited with ${code}:\n${errText}`)));
+  });
+  const info = JSON.parse(readFileSync(join(workspace, '.atomic', 'server.json'), 'utf8')) as { token: string };
+  return {
+    url,
+    token: info.token,
+    process: child,
+    stderr: () => errText,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export async function connectHttp(url: string, token: string, name = 'test-client'): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+export async function connectStdio(workspace: string): Promise<{ client: Client; stderr: () => string }> {
+  requireBuild();
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'serve', '--stdio', '--workspace', workspace],
+    stderr: 'pipe',
+  });
+  let errText = '';
+  transport.stderr?.on('data', (d: Buffer) => (errText += d.toString()));
+  const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => errText };
+}
+
+export interface TextResult {
+  text: string;
+  isError: boolean;
+}
+
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<TextResult> {
+  const result = (await client.callTool({ name, arguments: args })) as { content: { type: string; text?: string }[]; isError?: boolean };
+  return { text: result.content.map((c) => c.text ?? '').join(''), isError: result.isError === true };
+}
