@@ -1,0 +1,33 @@
+/**
+ * Embedding providers turn text into vectors for semantic search. Search only sees this
+ * interface, so a faster or better model (say a transformers.js model a user points to) can be
+ * added beside the default without touching ranking or indexing.
+ */
+export interface EmbeddingProvider {
+  /**
+   * Names the model and anything that changes its vectors. Stored with every vector: when it
+   * differs from the stored one, that vector is stale and the atom is embedded again.
+   */
+  readonly modelId: string;
+  /** Length of every vector this provider returns. */
+  readonly dimensions: number;
+  /** One vector per text, in order. Rejects with an Error whose message says what to do. */
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /** Frees what the provider holds (a worker thread, a model). Safe to call twice. */
+  dispose(): Promise<void>;
+}
+
+/** Cosine similarity of two vectors of the same length. */
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}

@@ -1,0 +1,85 @@
+/**
+ * The full-text half of search: a MiniSearch (BM25) index over what an agent might type to
+ * name an atom: its name's words, description, port names and descriptions, and the
+ * identifiers its code uses. Updated synchronously on every change, so a search right after
+ * an upsert sees the new words.
+ */
+import MiniSearch from 'minisearch';
+import type { Atom, AtomType } from '../../atoms/model.js';
+import { codeIdentifiers } from '../../atoms/code.js';
+import { normalizeTerm, splitWords } from './words.js';
+
+interface LexicalDoc {
+  name: string;
+  type: AtomType;
+  words: string;
+  description: string;
+  ports: string;
+  identifiers: string;
+}
+
+export interface RankedName {
+  name: string;
+  score: number;
+}
+
+/** How much a match in each field counts; the name says most about what an atom does. */
+const BOOST = { words: 3, description: 2, ports: 1.5, identifiers: 0.5 };
+
+export class LexicalIndex {
+  private readonly index = new MiniSearch<LexicalDoc>({
+    idField: 'name',
+    fields: ['words', 'description', 'ports', 'identifiers'],
+    storeFields: ['type'],
+    tokenize: splitWords,
+    processTerm: (term) => normalizeTerm(term),
+    searchOptions: {
+      boost: BOOST,
+      combineWith: 'OR',
+      prefix: (term) => term.length >= 4,
+      fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
+      weights: { fuzzy: 0.3, prefix: 0.5 },
+    },
+  });
+
+  get size(): number {
+    return this.index.documentCount;
+  }
+
+  has(name: string): boolean {
+    return this.index.has(name);
+  }
+
+  /** Adds or replaces an atom. */
+  put(atom: Atom): void {
+    const doc = toDoc(atom);
+    if (this.index.has(atom.name)) this.index.replace(doc);
+    else this.index.add(doc);
+  }
+
+  remove(name: string): void {
+    if (this.index.has(name)) this.index.discard(name);
+  }
+
+  clear(): void {
+    this.index.removeAll();
+  }
+
+  /** Best matches first; only atoms of `type` when given. */
+  search(query: string, limit: number, type?: AtomType): RankedName[] {
+    const hits = this.index.search(query, type ? { filter: (r) => r.type === type } : {});
+    return hits.slice(0, limit).map((h) => ({ name: String(h.id), score: h.score }));
+  }
+}
+
+function toDoc(atom: Atom): LexicalDoc {
+  const ports = [...atom.inputs, ...atom.outputs].map((p) => `${p.name} ${p.description ?? ''}`).join(' ');
+  return {
+    name: atom.name,
+    type: atom.type,
+    words: splitWords(atom.name).join(' '),
+    description: atom.description ?? '',
+    ports,
+    identifiers: codeIdentifiers(atom.code).filter((id) => id !== atom.name).join(' '),
+  };
+}

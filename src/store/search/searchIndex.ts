@@ -1,0 +1,364 @@
+/**
+ * Finds atoms by meaning and by words. Owns the full-text index, the vector index and the
+ * embedding queue, and keeps all three in step with the store through its change events.
+ * The store's database is the source of truth: vectors live there (with the model id and a
+ * hash of the embedded text), and the vector index in `.atomic/vectors/` is rebuilt from it
+ * whenever it is missing, unreadable or out of date.
+ *
+ * Nothing heavy happens at construction or activation: the full-text index is built on first
+ * use, the vector index is loaded in the background, and the embedding model starts in its
+ * worker thread only when something needs embedding.
+ */
+import { join } from 'node:path';
+import type { Atom, AtomType } from '../../atoms/model.js';
+import { embeddingText } from '../../atoms/signature.js';
+import { Emitter, type Disposable } from '../../util/event.js';
+import { silentLogger, type Logger } from '../../util/log.js';
+import { cosine, type EmbeddingProvider } from '../embeddings/provider.js';
+import { textHash } from '../embeddings/textHash.js';
+import { EmbedQueue, type EmbedJobResult } from './embedQueue.js';
+import { reciprocalRankFusion } from './fusion.js';
+import { LexicalIndex } from './lexical.js';
+import type { SearchSource, SourceChange } from './source.js';
+import { VectorIndex } from './vectorIndex.js';
+import { asAtomName, terms } from './words.js';
+
+/** The contract's cut-off: results whose cosine similarity is below it are not shown. */
+export const SIMILARITY_THRESHOLD = 0.3;
+/** How many candidates each ranking contributes to the fusion. */
+const CANDIDATES = 50;
+/** After the provider fails, how long search goes by words alone before trying again. */
+const RETRY_PROVIDER_MS = 60_000;
+
+export type SearchMode = 'fused' | 'lexical' | 'semantic';
+
+export interface SearchOptions {
+  limit?: number;
+  type?: AtomType;
+  /** Which rankings to use; 'fused' is the product, the others exist to measure it. */
+  mode?: SearchMode;
+  /** Cosine cut-off; the contract's 0.3 unless set (the evaluation measures without it too). */
+  threshold?: number;
+}
+
+export interface SearchHit {
+  atom: Atom;
+  /** Cosine similarity of query and atom, or null when no vector could be compared. */
+  similarity: number | null;
+  /** True when the query names the atom (exactly, or every query word is in the name). */
+  pinned: boolean;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  /** Set when meaning could not be used (the model failed); hits are then ranked by words. */
+  semanticUnavailable?: string;
+}
+
+export interface IndexProgress {
+  phase: 'indexing' | 'embedding';
+  done: number;
+  total: number;
+}
+
+export interface SearchIndexOptions {
+  logger?: Logger;
+  /** Where the vectra index lives; defaults to `<atomicDir>/vectors`. */
+  vectorsDir?: string;
+  /** Delay that coalesces vector index writes. */
+  flushDelayMs?: number;
+}
+
+export class SearchIndex implements Disposable {
+  private readonly lexical = new LexicalIndex();
+  private lexicalBuilt = false;
+  private readonly vectors: VectorIndex;
+  private readonly queue: EmbedQueue;
+  private readonly progressEmitter = new Emitter<IndexProgress>();
+  /** Fires while the vector index is rebuilt and while a backlog of atoms is embedded. */
+  readonly onProgress = this.progressEmitter.event;
+  private readonly log: Logger;
+  private subscription: Disposable | undefined;
+  private opened: Promise<void> | undefined;
+  private providerFailure: { message: string; at: number } | undefined;
+  private readonly queryCache = new Map<string, Float32Array>();
+  /** Change handling still under way; a search waits for it (read your writes). */
+  private readonly settling = new Set<Promise<void>>();
+  private disposed = false;
+
+  constructor(
+    private readonly source: SearchSource,
+    private readonly provider: EmbeddingProvider,
+    options: SearchIndexOptions = {},
+  ) {
+    this.log = options.logger ?? silentLogger;
+    this.vectors = new VectorIndex(options.vectorsDir ?? join(source.atomicDir, 'vectors'), {
+      flushDelayMs: options.flushDelayMs,
+      onError: (err) => this.log.warn(`search: could not save the vector index: ${err.message}`),
+    });
+    this.queue = new EmbedQueue(provider, {
+      textOf: (name) => {
+        const atom = this.source.get(name);
+        return atom ? embeddingText(atom) : undefined;
+      },
+      embedded: (results) => this.storeVectors(results),
+      failed: (err) => this.noteProviderFailure(err),
+      progress: (done, total) => this.progressEmitter.fire({ phase: 'embedding', done, total }),
+    });
+  }
+
+  /**
+   * Subscribes to store changes and loads the vector index in the background. Returns at once;
+   * the promise settles when the index is loaded (or rebuilt) and stale atoms are queued.
+   */
+  open(): Promise<void> {
+    if (!this.opened) {
+      this.subscription = this.source.onDidChange((e) => this.onChange(e));
+      this.opened = this.loadVectors();
+      this.opened.catch((err) => this.log.error(`search: could not open the vector index: ${(err as Error).message}`));
+    }
+    return this.opened;
+  }
+
+  /** Best matches first, at most `limit` (default 5), cosine ≥ 0.3 unless the query names the atom. */
+  async search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
+    const limit = options.limit ?? 5;
+    const mode = options.mode ?? 'fused';
+    const threshold = options.threshold ?? SIMILARITY_THRESHOLD;
+    await this.open().catch(() => {});
+    this.ensureLexical();
+    // Read your writes: atoms just changed are embedded and indexed before the query is answered.
+    while (this.settling.size > 0) await Promise.all(this.settling);
+    await this.queue.urgentSettled();
+
+    const text = query.trim();
+    const lexicalRanking = mode === 'semantic' ? [] : this.lexical.search(text, CANDIDATES, options.type).map((h) => h.name);
+
+    let queryVector: Float32Array | undefined;
+    let semanticUnavailable: string | undefined;
+    let semanticRanking: string[] = [];
+    const similarity = new Map<string, number>();
+    if (mode !== 'lexical') {
+      try {
+        queryVector = await this.embedQuery(text);
+        for (const hit of await this.vectors.query(queryVector, CANDIDATES, options.type)) {
+          semanticRanking.push(hit.name);
+          similarity.set(hit.name, hit.similarity);
+        }
+      } catch (err) {
+        semanticUnavailable = (err as Error).message;
+        semanticRanking = [];
+      }
+    }
+
+    const fused = reciprocalRankFusion([{ names: lexicalRanking }, { names: semanticRanking }]);
+    const pins = mode === 'fused' ? this.pinnedNames(text, options.type) : new Map<string, number>();
+    for (const name of pins.keys()) if (!fused.has(name)) fused.set(name, 0);
+
+    const ranked = [...fused.entries()]
+      .filter(([name]) => this.source.get(name) !== undefined)
+      .sort((a, b) => (pins.get(b[0]) ?? 0) - (pins.get(a[0]) ?? 0) || b[1] - a[1] || a[0].localeCompare(b[0]))
+      .map(([name]) => name);
+
+    const hits: SearchHit[] = [];
+    for (const name of ranked) {
+      if (hits.length >= limit) break;
+      const atom = this.source.get(name)!;
+      let sim = similarity.get(name) ?? null;
+      if (sim === null && queryVector) {
+        const v = await this.vectors.vector(name);
+        sim = v ? cosine(queryVector, v) : null;
+      }
+      const pinned = pins.has(name);
+      // Below the threshold only what the query names. No similarity at all means the atom has
+      // no vector yet (or meaning is unavailable): the words found it, so it stays.
+      if (!pinned && sim !== null && sim < threshold) continue;
+      hits.push({ atom, similarity: sim, pinned });
+    }
+    return semanticUnavailable ? { hits, semanticUnavailable } : { hits };
+  }
+
+  /** Settles when the index is loaded and every queued atom is embedded and indexed. */
+  async whenIdle(): Promise<void> {
+    await this.open().catch(() => {});
+    await this.queue.idle();
+    await this.vectors.flush();
+  }
+
+  /** Number of atoms that still wait for a vector. */
+  get pendingEmbeddings(): number {
+    return this.queue.pending;
+  }
+
+  async close(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.subscription?.dispose();
+    this.queue.stop();
+    await this.opened?.catch(() => {});
+    await this.vectors.dispose();
+    await this.provider.dispose();
+    this.progressEmitter.dispose();
+  }
+
+  dispose(): void {
+    void this.close();
+  }
+
+  // ---- keeping in step with the store ----
+
+  private onChange(e: SourceChange): void {
+    if (this.disposed) return;
+    switch (e.kind) {
+      case 'upsert':
+        if (this.lexicalBuilt) this.lexical.put(e.atom);
+        this.track(this.reconcile(e.atom.name, true));
+        break;
+      case 'delete':
+        this.lexical.remove(e.atom.name);
+        this.queue.cancel(e.atom.name);
+        if (this.vectors.meta(e.atom.name)) this.vectors.delete(e.atom.name);
+        break;
+      case 'reload':
+        this.lexicalBuilt = false;
+        this.lexical.clear();
+        this.track((this.opened ?? Promise.resolve()).then(() => this.reconcileAll()));
+        break;
+    }
+  }
+
+  private track(work: Promise<void>): void {
+    const settled = work.catch((err) => this.log.warn(`search: could not index a change: ${(err as Error).message}`));
+    this.settling.add(settled);
+    void settled.finally(() => this.settling.delete(settled));
+  }
+
+  private ensureLexical(): void {
+    if (this.lexicalBuilt) return;
+    this.lexical.clear();
+    for (const atom of this.source.all()) this.lexical.put(atom);
+    this.lexicalBuilt = true;
+  }
+
+  private async loadVectors(): Promise<void> {
+    const outcome = await this.vectors.open();
+    if (outcome !== 'loaded' && this.source.all().length > 0) {
+      this.log.info(`search: vector index ${outcome === 'created' ? 'missing' : 'unreadable'}; rebuilding it from the database`);
+    }
+    await this.reconcileAll();
+  }
+
+  /**
+   * Makes the vector index match the database for every atom: current vectors are indexed
+   * from the database, stale or missing ones are queued for embedding, leftovers removed.
+   */
+  private async reconcileAll(): Promise<void> {
+    const atoms = this.source.all();
+    const live = new Set(atoms.map((a) => a.name));
+    for (const name of this.vectors.names()) if (!live.has(name)) this.vectors.delete(name);
+    const stored = new Map(this.source.allEmbeddings().map((row) => [row.name, row]));
+    let indexed = 0;
+    const toIndex = atoms.filter((atom) => this.indexFromStore(atom, stored.get(atom.name), true) === 'needs-index');
+    for (const atom of toIndex) {
+      this.indexFromStore(atom, stored.get(atom.name), false);
+      indexed++;
+      if (indexed % 500 === 0 || indexed === toIndex.length) {
+        this.progressEmitter.fire({ phase: 'indexing', done: indexed, total: toIndex.length });
+      }
+    }
+    await this.vectors.flush();
+    for (const atom of atoms) {
+      const row = stored.get(atom.name);
+      if (!row || !this.isCurrent(atom, row)) void this.queue.request(atom.name, false);
+    }
+  }
+
+  private async reconcile(name: string, urgent: boolean): Promise<void> {
+    await this.opened;
+    const atom = this.source.get(name);
+    if (!atom) return;
+    const row = this.source.getEmbedding(name);
+    if (row && this.isCurrent(atom, row)) this.indexFromStore(atom, row, false);
+    else await this.queue.request(name, urgent);
+  }
+
+  /** Indexes the stored vector when it is current and the index lacks it or has another. */
+  private indexFromStore(
+    atom: Atom,
+    row: { model: string; textHash: string; vector: Float32Array } | undefined,
+    dryRun: boolean,
+  ): 'needs-index' | 'ok' | 'stale' {
+    if (!row || !this.isCurrent(atom, row)) return 'stale';
+    const meta = this.vectors.meta(atom.name);
+    if (meta && meta.model === row.model && meta.textHash === row.textHash && meta.type === atom.type) return 'ok';
+    if (!dryRun) this.vectors.upsert(atom.name, row.vector, { type: atom.type, model: row.model, textHash: row.textHash });
+    return 'needs-index';
+  }
+
+  private isCurrent(atom: Atom, row: { model: string; textHash: string; vector: Float32Array }): boolean {
+    return (
+      row.model === this.provider.modelId &&
+      row.vector.length === this.provider.dimensions &&
+      row.textHash === textHash(embeddingText(atom))
+    );
+  }
+
+  private async storeVectors(results: EmbedJobResult[]): Promise<void> {
+    if (results.length === 0) return;
+    const rows = results.map((r) => ({
+      name: r.name,
+      model: this.provider.modelId,
+      textHash: textHash(r.text),
+      vector: r.vector,
+    }));
+    await this.source.putEmbeddings(rows);
+    for (const row of rows) {
+      const atom = this.source.get(row.name);
+      if (atom) this.vectors.upsert(row.name, row.vector, { type: atom.type, model: row.model, textHash: row.textHash });
+    }
+    this.providerFailure = undefined;
+  }
+
+  // ---- queries ----
+
+  private async embedQuery(text: string): Promise<Float32Array> {
+    const cached = this.queryCache.get(text);
+    if (cached) return cached;
+    const failure = this.providerFailure;
+    if (failure && Date.now() - failure.at < RETRY_PROVIDER_MS) throw new Error(failure.message);
+    try {
+      const [vector] = await this.provider.embed([text]);
+      this.providerFailure = undefined;
+      if (this.queryCache.size >= 200) this.queryCache.delete(this.queryCache.keys().next().value!);
+      this.queryCache.set(text, vector!);
+      return vector!;
+    } catch (err) {
+      this.noteProviderFailure(err as Error);
+      throw err;
+    }
+  }
+
+  private noteProviderFailure(err: Error): void {
+    if (!this.providerFailure) this.log.warn(`search: embeddings unavailable, searching by words only: ${err.message}`);
+    this.providerFailure = { message: err.message, at: Date.now() };
+  }
+
+  /**
+   * Atoms the query names: 2 for the exact name ("math_clamp", "math clamp", "mathClamp"),
+   * 1 when every query word is a word of the name ("clamp" -> math_clamp).
+   */
+  private pinnedNames(query: string, type: AtomType | undefined): Map<string, number> {
+    const pins = new Map<string, number>();
+    const ofType = (atom: Atom | undefined): atom is Atom => atom !== undefined && (!type || atom.type === type);
+    const exact = this.source.get(asAtomName(query));
+    if (ofType(exact)) pins.set(exact.name, 2);
+    const words = terms(query);
+    if (words.length === 0) return pins;
+    for (const hit of this.lexical.search(query, CANDIDATES, type)) {
+      if (pins.has(hit.name)) continue;
+      const nameWords = new Set(terms(hit.name));
+      if (words.every((w) => nameWords.has(w))) pins.set(hit.name, 1);
+    }
+    return pins;
+  }
+}

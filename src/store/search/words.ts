@@ -1,0 +1,46 @@
+/**
+ * Words for full-text search. Atom names and identifiers are split on `_`, digits and camelCase
+ * humps (`playerJump`, `player_jump` -> player, jump), lowercased and stemmed (jumping -> jump),
+ * so "player jumping" meets `player_jump`. Common English words carry no meaning here.
+ */
+import stem from 'wink-porter2-stemmer';
+
+const STOP_WORDS = new Set(
+  (
+    'a an and are as at be been by can could do does for from get gets has have how i if in into is it its ' +
+    'me my of on or our so some such than that the their them then there these this those to was we what ' +
+    'when where which while who why will with would you your find function functions atom atoms code'
+  ).split(' '),
+);
+
+/** Splits text into lowercase words: separators, snake_case and camelCase boundaries. */
+export function splitWords(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+|(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])/)
+    .filter((w) => w.length > 0);
+}
+
+/** The searchable form of one word, or null for a word that carries no meaning. */
+export function normalizeTerm(word: string): string | null {
+  const lower = word.toLowerCase();
+  if (STOP_WORDS.has(lower)) return null;
+  return stem(lower);
+}
+
+/** Meaningful, stemmed words of a text, in order. */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const w of splitWords(text)) {
+    const t = normalizeTerm(w);
+    if (t) out.push(t);
+  }
+  return out;
+}
+
+/** A query written as an atom name: "Math Clamp", "mathClamp", "math-clamp" -> math_clamp. */
+export function asAtomName(query: string): string {
+  return splitWords(query.trim()).join('_');
+}
