@@ -14,13 +14,19 @@ const watch = process.argv.includes('--watch');
 const nodeEntries = [
   ['src/cli.ts', 'cli.js'],
   ['src/extension.ts', 'extension.js'],
+  // The run_atom sandbox's worker thread (src/sandbox/sandbox.ts starts it from dist/).
+  ['src/sandbox/worker.ts', 'sandbox-worker.js'],
 ].filter(([entry]) => existsSync(join(root, entry)));
 
 /** Webview bundles (run in the browser): [entry, output]. */
 const webEntries = [].filter(([entry]) => existsSync(join(root, entry)));
 
 /** Runtime assets: [source in node_modules or the repo, destination under dist/]. */
-const assets = [['node_modules/sql.js/dist/sql-wasm.wasm', 'sql-wasm.wasm']];
+const assets = [
+  ['node_modules/sql.js/dist/sql-wasm.wasm', 'sql-wasm.wasm'],
+  // QuickJS for the sandbox; src/sandbox/paths.ts loads it from dist/ when bundled.
+  ['node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm', 'quickjs.wasm'],
+];
 
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
