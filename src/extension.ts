@@ -58,7 +58,11 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
   let statusBar: AtomStatusBar | undefined;
   if (session) {
     const s = session;
-    const fs = new AtomFileSystemProvider(s, (atom, created) => log.info(`saved ${atom.name} from the editor (version ${atom.version}${created ? ', new' : ''})`));
+    const fs = new AtomFileSystemProvider(
+      s,
+      (atom, created) => log.info(`saved ${atom.name} from the editor (version ${atom.version}${created ? ', new' : ''})`),
+      (name, reason) => log.warn(`save of ${name} refused: ${reason}`),
+    );
     statusBar = new AtomStatusBar(s);
     context.subscriptions.push(
       vscode.workspace.registerFileSystemProvider(ATOM_SCHEME, fs, { isCaseSensitive: true }),

@@ -44,6 +44,7 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
   constructor(
     private readonly access: WorkspaceAccess,
     private readonly onSaved: (atom: Atom, created: boolean) => void = () => {},
+    private readonly onRefused: (name: string, reason: string) => void = () => {},
   ) {
     this.subscription = access.onDidChangeAtoms((change) => this.announce(change));
   }
@@ -103,10 +104,18 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
     const existing = workspace.store.get(name);
     if (!existing && !options.create) throw vscode.FileSystemError.FileNotFound(uri);
     if (existing && !options.overwrite) throw vscode.FileSystemError.FileExists(uri);
-    const draft = toDraft(name, decoder.decode(content), existing);
-    if (existing && sameAtom(existing, draft)) return;
-    const { result } = await workspace.upsert(draft);
-    this.onSaved(result.atom, result.created);
+    try {
+      const draft = toDraft(name, decoder.decode(content), existing);
+      if (existing && sameAtom(existing, draft)) return;
+      const { result } = await workspace.upsert(draft);
+      this.onSaved(result.atom, result.created);
+    } catch (err) {
+      // VS Code shows "Unable to write file '<uri>' (<name>: <message>)" and keeps the editor dirty.
+      const refused = new Error((err as Error).message ?? String(err));
+      refused.name = 'Save refused';
+      this.onRefused(name, refused.message);
+      throw refused;
+    }
   }
 
   async delete(uri: vscode.Uri): Promise<void> {

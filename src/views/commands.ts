@@ -239,8 +239,11 @@ class Commands {
     return true;
   }
 
-  /** Deletes after the contract's dependents check and a confirmation. Returns whether it deleted. */
-  async deleteAtom(arg?: AtomArg): Promise<boolean> {
+  /**
+   * Deletes after the contract's dependents check and a confirmation. Returns whether it deleted.
+   * Callers that confirmed already (another extension, a script) pass `{ confirmed: true }`.
+   */
+  async deleteAtom(arg?: AtomArg, options?: { confirmed?: boolean }): Promise<boolean> {
     const atom = await this.resolveAtom(arg, 'Delete which atom?');
     if (!atom) return false;
     const workspace = this.workspace();
@@ -249,7 +252,7 @@ class Commands {
       void vscode.window.showErrorMessage(errors.inUse(atom.name, dependents).message);
       return false;
     }
-    const confirm = await vscode.window.showWarningMessage(
+    const confirm = options?.confirmed ? 'Delete' : await vscode.window.showWarningMessage(
       `Delete the atom "${atom.name}"?`,
       { modal: true, detail: `${atom.type} ${formatSignature(atom)}\nIts history stays in the store; the bundle is rebuilt without it.` },
       'Delete',

@@ -1,0 +1,72 @@
+// Runs the mocha suite (test/e2e/suite) inside the real extension host of VS Code (code-server), the way
+// VS Code's own browser integration tests do: the smoke-test driver reads extensionDevelopmentPath and
+// extensionTestsPath from the page's `payload` and reports the run's exit code to codeAutomationExit.
+// The extension under test is the packaged .vsix, unpacked, so the tests see exactly what ships.
+// Usage: node scripts/e2e/extension-tests.mjs [--no-build] ; exit code = mocha's (0 = all passed).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { format } from 'node:util';
+import { buildAndPackage, vsixPath, bundleSuite, ensureInstalled, installVsix, launchBrowser, log, newRunDir, startCodeServer, workbenchUrl } from './lib.mjs';
+
+const TIMEOUT_MS = Number(process.env.ATOMIC_E2E_TIMEOUT_MS || 300_000);
+/** Extension-host console lines that are VS Code's own chatter, not our tests. */
+const NOISE = /AgentHost|ChatModelSelection|AccountPolicyGate|connection token|Creating a socket|open-vsx\.org|Service Worker|builtin extensions cache|reconnection-grace-time|^\s+at /;
+
+export async function runExtensionTests({ build = true } = {}) {
+  const t0 = Date.now();
+  if (!process.env.ATOMIC_E2E_SKIP_INSTALL) ensureInstalled();
+  const vsix = build ? buildAndPackage() : vsixPath();
+  const suite = await bundleSuite();
+  const runDir = newRunDir('tests');
+  const devPath = installVsix(vsix, join(runDir, 'unpacked'), join(runDir, 'ud'));
+  const folder = join(runDir, 'workspace');
+  mkdirSync(folder, { recursive: true });
+  // The suite writes its results here too, so the report survives the browser.
+  const resultFile = join(runDir, 'results.txt');
+  writeFileSync(resultFile, '');
+  process.env.ATOMIC_E2E_RESULTS = resultFile;
+  process.env.ATOMIC_E2E_WORKSPACE = folder;
+  const server = await startCodeServer({ runDir, folder, extraArgs: ['--vscode-option', 'enable-smoke-test-driver'] });
+  log(`code-server ${server.url} (run dir ${runDir}) after ${Date.now() - t0} ms`);
+  let browser;
+  let code;
+  try {
+    browser = await launchBrowser(runDir);
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    page.on('pageerror', (e) => log('pageerror', e.message));
+    const done = new Promise((resolve) => {
+      browser.exposeFunction('codeAutomationLog', (_type, args) => {
+        const line = format(...args);
+        if (process.env.VERBOSE || !NOISE.test(line.split('\n')[0])) process.stdout.write(line + '\n');
+      });
+      browser.exposeFunction('codeAutomationExit', (exitCode) => resolve(exitCode));
+    });
+    const authority = `127.0.0.1:${server.port}`;
+    await page.goto(
+      workbenchUrl(server.url, folder, [
+        ['extensionDevelopmentPath', `vscode-remote://${authority}${devPath}`],
+        ['extensionTestsPath', `vscode-remote://${authority}${join(suite, 'index')}`],
+        ['skipWelcome', 'true'],
+      ]),
+    );
+    let timer;
+    code = await Promise.race([done, new Promise((r) => (timer = setTimeout(() => (log(`TIMEOUT after ${TIMEOUT_MS} ms`), r(3)), TIMEOUT_MS)))]);
+    clearTimeout(timer);
+    await page.screenshot({ path: join(runDir, 'final.png') }).catch(() => {});
+  } finally {
+    await browser?.close().catch(() => {});
+    server.stop();
+  }
+  log(`extension tests: exit code ${code} after ${Date.now() - t0} ms; logs in ${runDir}`);
+  return code;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runExtensionTests({ build: !process.argv.includes('--no-build') }).then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

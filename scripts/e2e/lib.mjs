@@ -1,0 +1,200 @@
+// Shared parts of the real-VS-Code harness: the install cache, code-server (VS Code in a browser, run with
+// Node 24 from npm), Debian's chromium through playwright-core, and packaging the extension.
+// Plain Node ESM with no dependencies beyond playwright-core, so `npm start` and `npm run test:e2e` share it.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const e2eHome = process.env.E2E_HOME || join(homedir(), '.cache', 'atomic-coding-e2e');
+const node24Bin = join(e2eHome, 'node24', 'package', 'bin');
+const codeServerBin = join(e2eHome, 'cs', 'node_modules', '.bin', 'code-server');
+
+export function log(...parts) {
+  process.stderr.write(`[e2e ${new Date().toISOString().slice(11, 23)}] ${parts.join(' ')}\n`);
+}
+
+/** Runs scripts/e2e/install.sh (idempotent, quick when everything is cached). */
+export function ensureInstalled() {
+  execFileSync('bash', [join(root, 'scripts', 'e2e', 'install.sh'), e2eHome], { stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+/** Environment for code-server: Node 24 first on PATH, its config/data/logs kept out of $HOME. */
+export function codeServerEnv() {
+  const xdg = join(e2eHome, 'xdg');
+  return {
+    ...process.env,
+    PATH: `${node24Bin}:${process.env.PATH}`,
+    XDG_CONFIG_HOME: join(xdg, 'config'),
+    XDG_DATA_HOME: join(xdg, 'data'),
+    XDG_CACHE_HOME: join(xdg, 'cache'),
+    XDG_STATE_HOME: join(xdg, 'state'),
+  };
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A fresh directory for one run: code-server's user data, extensions, logs and the browser profile. */
+export function newRunDir(kind) {
+  mkdirSync(join(e2eHome, 'runs'), { recursive: true });
+  return mkdtempSync(join(e2eHome, 'runs', `${kind}-`));
+}
+
+/** Where `vsce package` puts the extension: <name>-<version>.vsix in the repo (gitignored). */
+export function vsixPath() {
+  const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  return join(root, `${name}-${version}.vsix`);
+}
+
+/** Builds the extension (minified) and packages it with vsce; returns the .vsix path. */
+export function buildAndPackage() {
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  execFileSync(npm, ['run', 'build', '--silent', '--', '--production'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  const vsix = vsixPath();
+  execFileSync(join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', vsix], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return vsix;
+}
+
+/** Installs a .vsix into an extensions folder with code-server's CLI (no server needed). */
+export function installVsix(vsix, extensionsDir, userDataDir) {
+  execFileSync(codeServerBin, ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'], {
+    env: codeServerEnv(),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const { publisher, name } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const folder = readdirSync(extensionsDir).find((f) => f.toLowerCase().startsWith(`${publisher}.${name}-`.toLowerCase()));
+  if (!folder) throw new Error(`the extension did not appear in ${extensionsDir} after installing ${vsix}`);
+  return join(extensionsDir, folder);
+}
+
+const USER_SETTINGS = {
+  'telemetry.telemetryLevel': 'off',
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'update.mode': 'none',
+  'security.workspace.trust.enabled': false,
+  'chat.mcp.discovery.enabled': false,
+  'workbench.colorTheme': 'Default Dark Modern',
+};
+
+/**
+ * Starts code-server on a free loopback port and waits for it to answer.
+ * Returns { port, url, stop }. `extraArgs` e.g. ['--vscode-option', 'enable-smoke-test-driver'].
+ */
+export async function startCodeServer({ runDir, folder, port, extraArgs = [], settings = {} }) {
+  port ??= await freePort();
+  const userData = join(runDir, 'ud');
+  mkdirSync(join(userData, 'User'), { recursive: true });
+  mkdirSync(join(runDir, 'ext'), { recursive: true });
+  writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...settings }, null, 2));
+  writeFileSync(join(runDir, 'config.yaml'), 'auth: none\n');
+  const out = openSync(join(runDir, 'code-server.log'), 'w');
+  const args = [
+    '--config', join(runDir, 'config.yaml'),
+    '--bind-addr', `127.0.0.1:${port}`,
+    '--auth', 'none',
+    '--user-data-dir', userData,
+    '--extensions-dir', join(runDir, 'ext'),
+    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
+    '--ignore-last-opened',
+    // Without this, extension hosts outlive a closed browser tab for three hours.
+    '--reconnection-grace-time', '5',
+    ...extraArgs,
+    folder,
+  ];
+  const child = spawn(codeServerBin, args, { env: codeServerEnv(), stdio: ['ignore', out, out], detached: true });
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  const stop = () => {
+    if (exited) return;
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {}
+  };
+  process.on('exit', stop);
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    if (exited) throw new Error(`code-server exited at start; see ${join(runDir, 'code-server.log')}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return { port, url, stop, child };
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  stop();
+  throw new Error(`code-server did not answer on ${url} within 60 s; see ${join(runDir, 'code-server.log')}`);
+}
+
+const CHROME_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  // Without these Chromium floods the closed network with connection attempts.
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** playwright-core: the project's devDependency, else the copy in the install cache. */
+function playwright() {
+  for (const base of [join(root, 'package.json'), join(e2eHome, 'pw', 'package.json')]) {
+    try {
+      return createRequire(base)('playwright-core');
+    } catch {}
+  }
+  throw new Error('playwright-core is not installed; run scripts/e2e/install.sh');
+}
+
+/** Launches Debian's chromium headless with a fresh profile inside runDir. */
+export async function launchBrowser(runDir, viewport = { width: 1400, height: 900 }) {
+  const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  if (!existsSync(executablePath)) throw new Error(`chromium not found at ${executablePath}; run scripts/e2e/install.sh`);
+  return playwright().chromium.launchPersistentContext(join(runDir, 'chrome-profile'), {
+    executablePath,
+    headless: true,
+    args: CHROME_ARGS,
+    viewport,
+  });
+}
+
+/** A workbench URL for `folder` with an optional smoke-test-driver payload. */
+export function workbenchUrl(base, folder, payload) {
+  let url = `${base}/?folder=${encodeURIComponent(folder)}`;
+  if (payload) url += `&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  return url;
+}
+
+/**
+ * Bundles the mocha suite (test/e2e/suite/*.ts) into out/e2e/suite/ with esbuild: one file per test plus
+ * index.js, whose run() VS Code calls inside the extension host. `vscode` and `mocha` stay external
+ * (the host provides the first; the second resolves from the repo's node_modules).
+ */
+export async function bundleSuite() {
+  const esbuild = await import('esbuild');
+  const src = join(root, 'test', 'e2e', 'suite');
+  const outdir = join(root, 'out', 'e2e', 'suite');
+  const entryPoints = readdirSync(src).filter((f) => f.endsWith('.ts')).map((f) => join(src, f));
+  await esbuild.build({
+    entryPoints,
+    outdir,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    sourcemap: 'inline',
+    external: ['vscode', 'mocha'],
+    logLevel: 'warning',
+  });
+  return outdir;
+}
