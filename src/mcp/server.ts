@@ -7,6 +7,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
   ListToolsRequestSchema,
   McpError,
   SetLevelRequestSchema,
@@ -18,6 +20,8 @@ import { SERVER_NAME, VERSION } from '../version.js';
 import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';
 import { parseArguments } from './arguments.js';
+import { getPrompt, listPrompts } from './prompts.js';
+import { registerResources, RESOURCE_CAPABILITIES } from './resources.js';
 import { describeTool, type ToolContext, type ToolDefinition } from './tool.js';
 import { allTools } from './tools/index.js';
 
@@ -56,7 +60,10 @@ export interface ServerDeps {
 export function createMcpServer({ workspace, log, sessions, tools = allTools }: ServerDeps): Server {
   const server = new Server(
     { name: SERVER_NAME, title: 'Atomic Coding', version: VERSION },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: true }, resources: RESOURCE_CAPABILITIES, prompts: {}, completions: {}, logging: {} },
+      instructions: INSTRUCTIONS,
+    },
   );
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listed = tools.map(describeTool);
@@ -94,14 +101,21 @@ export function createMcpServer({ workspace, log, sessions, tools = allTools }: 
     }
   });
 
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: listPrompts() }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => getPrompt(request.params.name, request.params.arguments));
+
   server.setRequestHandler(SetLevelRequestSchema, async (request) => {
     level = request.params.level;
     log.debug(`client log level set to ${level}`);
     return {};
   });
 
+  const resources = registerResources(server, workspace);
   sessions.add(server);
-  server.onclose = () => sessions.remove(server);
+  server.onclose = () => {
+    resources.dispose();
+    sessions.remove(server);
+  };
   return server;
 }
 

@@ -1,0 +1,51 @@
+/**
+ * Prompts: ready-made instructions a person can pick in their agent's UI (e.g. a slash command)
+ * to start the usual atom workflows the right way.
+ */
+import { ErrorCode, McpError, type GetPromptResult, type Prompt } from '@modelcontextprotocol/sdk/types.js';
+
+interface PromptDefinition extends Prompt {
+  render(args: Record<string, string>): string;
+}
+
+const PROMPTS: PromptDefinition[] = [
+  {
+    name: 'create_atom',
+    title: 'Create an atom',
+    description: 'Add a new piece of behaviour as one or more atoms, reusing what exists.',
+    arguments: [{ name: 'goal', description: 'What the new code should do, in plain words', required: true }],
+    render: ({ goal }) =>
+      `Goal: ${goal}\n\n` +
+      '1. Call get_code_structure (and semantic_search, if available) to find atoms that already do part of this.\n' +
+      '2. read_atoms on the ones you will call or change.\n' +
+      '3. Write each new function as its own atom with upsert_atom: one function declaration named like the atom, ' +
+      'at most 2,048 bytes, primitive-typed inputs and outputs, a one-line description, and every atom it calls listed in dependencies. ' +
+      'Create helpers before the atoms that use them.\n' +
+      '4. If an entry point (a core atom such as game_loop) should use it, update that atom too.',
+  },
+  {
+    name: 'split_atom',
+    title: 'Split a large atom',
+    description: 'Break an atom that is near the 2 KB limit or does several things into smaller atoms.',
+    arguments: [{ name: 'name', description: 'The atom to split', required: true }],
+    render: ({ name }) =>
+      `Split the atom "${name}".\n\n` +
+      `1. read_atoms ["${name}"] and get_code_structure to see who depends on it.\n` +
+      '2. Find the separate steps inside it; each becomes a util or feature atom with primitive inputs and outputs.\n' +
+      `3. upsert_atom each new helper first, then upsert_atom "${name}" calling them, with the helpers in its dependencies. ` +
+      'Keep its name and signature so its dependents keep working.',
+  },
+];
+
+export function listPrompts(): Prompt[] {
+  return PROMPTS.map(({ render: _render, ...prompt }) => prompt);
+}
+
+export function getPrompt(name: string, args: Record<string, string> = {}): GetPromptResult {
+  const prompt = PROMPTS.find((p) => p.name === name);
+  if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${name}". Available prompts: ${PROMPTS.map((p) => p.name).join(', ')}`);
+  for (const a of prompt.arguments ?? []) {
+    if (a.required && !args[a.name]?.trim()) throw new McpError(ErrorCode.InvalidParams, `prompt ${name} needs the argument "${a.name}": ${a.description}`);
+  }
+  return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text: prompt.render(args) } }] };
+}

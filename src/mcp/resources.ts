@@ -1,0 +1,131 @@
+/**
+ * Resources: each atom as `atom://{name}` (a template with completion), the structure as
+ * `atoms://structure`, and the bundle as `atoms://bundle`. Subscribers hear when one changes;
+ * every session hears `list_changed` when atoms come and go.
+ */
+import { readFileSync } from 'node:fs';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CompleteRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Disposable } from '../util/event.js';
+import type { AtomWorkspace } from '../workspace.js';
+import { formatAtom, toStructure } from './format.js';
+
+export const STRUCTURE_URI = 'atoms://structure';
+export const BUNDLE_URI = 'atoms://bundle';
+export const ATOM_TEMPLATE = 'atom://{name}';
+const ATOM_PREFIX = 'atom://';
+const MAX_COMPLETIONS = 100;
+
+export const RESOURCE_CAPABILITIES = { subscribe: true, listChanged: true } as const;
+
+export function atomUri(name: string): string {
+  return `${ATOM_PREFIX}${name}`;
+}
+
+export function registerResources(server: Server, workspace: AtomWorkspace): Disposable {
+  const subscriptions = new Set<string>();
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [
+      {
+        uri: STRUCTURE_URI,
+        name: 'structure',
+        title: 'Atom structure',
+        description: 'Every atom with its type, typed ports and dependencies (the get_code_structure JSON)',
+        mimeType: 'application/json',
+      },
+      {
+        uri: BUNDLE_URI,
+        name: 'bundle',
+        title: 'Bundle (latest.js)',
+        description: 'The current bundle: all atoms, dependencies first, as the live preview runs it',
+        mimeType: 'text/javascript',
+      },
+    ],
+  }));
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: ATOM_TEMPLATE,
+        name: 'atom',
+        title: 'Atom',
+        description: 'One atom: metadata header and code, as read_atoms shows it',
+        mimeType: 'text/javascript',
+      },
+    ],
+  }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const uri = request.params.uri;
+    if (uri === STRUCTURE_URI) {
+      return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(workspace.store.all().map(toStructure), null, 2) }] };
+    }
+    if (uri === BUNDLE_URI) {
+      let text: string;
+      try {
+        text = readFileSync(workspace.builder.outputPath, 'utf8');
+      } catch {
+        throw new McpError(ErrorCode.InvalidParams, 'No bundle yet: create an atom with upsert_atom, and latest.js is built');
+      }
+      return { contents: [{ uri, mimeType: 'text/javascript', text }] };
+    }
+    if (uri.startsWith(ATOM_PREFIX)) {
+      const name = decodeURIComponent(uri.slice(ATOM_PREFIX.length));
+      const atom = workspace.store.get(name);
+      if (!atom) throw new McpError(ErrorCode.InvalidParams, `Atom "${name}" not found. Check the name with get_code_structure.`);
+      return { contents: [{ uri, mimeType: 'text/javascript', text: formatAtom(atom) }] };
+    }
+    throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${uri}: use ${STRUCTURE_URI}, ${BUNDLE_URI} or ${ATOM_TEMPLATE}`);
+  });
+
+  server.setRequestHandler(CompleteRequestSchema, async (request) => {
+    const { ref, argument } = request.params;
+    if (ref.type !== 'ref/resource' || ref.uri !== ATOM_TEMPLATE || argument.name !== 'name') {
+      return { completion: { values: [], total: 0, hasMore: false } };
+    }
+    const prefix = argument.value;
+    const matches = workspace.store.all().filter((a) => a.name.startsWith(prefix)).map((a) => a.name);
+    return { completion: { values: matches.slice(0, MAX_COMPLETIONS), total: matches.length, hasMore: matches.length > MAX_COMPLETIONS } };
+  });
+
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    subscriptions.add(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    subscriptions.delete(request.params.uri);
+    return {};
+  });
+
+  const updated = (uri: string) => {
+    if (subscriptions.has(uri)) server.sendResourceUpdated({ uri }).catch(() => {});
+  };
+  const onChange = workspace.onDidChange((change) => {
+    if (change.kind === 'reload') {
+      for (const uri of subscriptions) updated(uri);
+      server.sendResourceListChanged().catch(() => {});
+      return;
+    }
+    updated(atomUri(change.atom.name));
+    updated(STRUCTURE_URI);
+    if (change.kind === 'delete' || !change.previous) server.sendResourceListChanged().catch(() => {});
+  });
+  const onBuild = workspace.builder.onDidBuild(() => updated(BUNDLE_URI));
+  return {
+    dispose() {
+      onChange.dispose();
+      onBuild.dispose();
+      subscriptions.clear();
+    },
+  };
+}
