@@ -4,9 +4,10 @@
  * identifiers its code uses. Updated synchronously on every change, so a search right after
  * an upsert sees the new words.
  */
-import MiniSearch from 'minisearch';
+import MiniSearch, { type SearchOptions } from 'minisearch';
 import type { Atom, AtomType } from '../../atoms/model.js';
 import { codeIdentifiers } from '../../atoms/code.js';
+import { relatedWords } from './vocabulary.js';
 import { normalizeTerm, splitWords } from './words.js';
 
 interface LexicalDoc {
@@ -25,6 +26,8 @@ export interface RankedName {
 
 /** How much a match in each field counts; the name says most about what an atom does. */
 const BOOST = { words: 3, description: 2, ports: 1.5, identifiers: 0.5 };
+/** Weight of a related word (see vocabulary.ts) against a word the query itself used. */
+const RELATED_WEIGHT = 0.35;
 
 export class LexicalIndex {
   private readonly index = new MiniSearch<LexicalDoc>({
@@ -65,9 +68,23 @@ export class LexicalIndex {
     this.index.removeAll();
   }
 
-  /** Best matches first; only atoms of `type` when given. */
-  search(query: string, limit: number, type?: AtomType): RankedName[] {
-    const hits = this.index.search(query, type ? { filter: (r) => r.type === type } : {});
+  /**
+   * Best matches first; only atoms of `type` when given. With `expand`, words related to the
+   * query's words (vocabulary.ts) count too, at a lower weight.
+   */
+  search(query: string, limit: number, type?: AtomType, expand = false): RankedName[] {
+    const filter: SearchOptions = type ? { filter: (r) => r.type === type } : {};
+    const related = expand ? relatedWords(query) : [];
+    const hits =
+      related.length === 0
+        ? this.index.search(query, filter)
+        : this.index.search(
+            {
+              combineWith: 'OR',
+              queries: [query, { queries: [related.join(' ')], boostTerm: () => RELATED_WEIGHT, prefix: false, fuzzy: false }],
+            },
+            filter,
+          );
     return hits.slice(0, limit).map((h) => ({ name: String(h.id), score: h.score }));
   }
 }

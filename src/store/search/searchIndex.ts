@@ -39,6 +39,8 @@ export interface SearchOptions {
   mode?: SearchMode;
   /** Cosine cut-off; the contract's 0.3 unless set (the evaluation measures without it too). */
   threshold?: number;
+  /** Let related words (vocabulary.ts) count in the full-text ranking; default true. */
+  expand?: boolean;
 }
 
 export interface SearchHit {
@@ -132,7 +134,9 @@ export class SearchIndex implements Disposable {
     await this.queue.urgentSettled();
 
     const text = query.trim();
-    const lexicalRanking = mode === 'semantic' ? [] : this.lexical.search(text, CANDIDATES, options.type).map((h) => h.name);
+    const lexicalRanking =
+      mode === 'semantic' ? [] : this.lexical.search(text, CANDIDATES, options.type, options.expand ?? true).map((h) => h.name);
+    const foundByWords = new Set(lexicalRanking);
 
     let queryVector: Float32Array | undefined;
     let semanticUnavailable: string | undefined;
@@ -170,9 +174,10 @@ export class SearchIndex implements Disposable {
         sim = v ? cosine(queryVector, v) : null;
       }
       const pinned = pins.has(name);
-      // Below the threshold only what the query names. No similarity at all means the atom has
-      // no vector yet (or meaning is unavailable): the words found it, so it stays.
-      if (!pinned && sim !== null && sim < threshold) continue;
+      // The threshold cuts what only meaning found: an atom the query's words (or the name)
+      // found is related by those words whatever its cosine. No similarity at all means the atom
+      // has no vector yet, or meaning is unavailable: the words found it, so it stays.
+      if (!pinned && !foundByWords.has(name) && sim !== null && sim < threshold) continue;
       hits.push({ atom, similarity: sim, pinned });
     }
     return semanticUnavailable ? { hits, semanticUnavailable } : { hits };
