@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { AtomError } from './atoms/errors.js';
 import { McpHttpHost } from './mcp/http.js';
+import { discoverServer, runBridge } from './mcp/bridge.js';
 import { serveStdio } from './mcp/stdio.js';
 import { WorkspaceLockedError } from './store/lock.js';
 import { stderrLogger, type LogLevel } from './util/log.js';
@@ -17,7 +18,8 @@ const USAGE = `Usage: atomic-coding serve [--workspace DIR] [--port N] [--stdio]
 Serves the atoms of a workspace over MCP.
   --workspace DIR   the workspace folder (default: the current folder); atoms live in DIR/.atomic/
   --port N          HTTP port on 127.0.0.1 (default 0: a free port)
-  --stdio           speak MCP on stdin/stdout instead of HTTP (logs go to stderr)
+  --stdio           speak MCP on stdin/stdout instead of HTTP (logs go to stderr); if a server
+                    for the workspace is running (VS Code), bridge to it instead of opening the store
   --log-level L     how much to log on stderr (default info)
   --version, --help`;
 
@@ -49,6 +51,16 @@ async function main(argv: string[]): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) return fail(`--port must be a whole number from 0 to 65535`);
   const log = stderrLogger(level);
   const dir = resolve(values.workspace ?? process.cwd());
+
+  if (values.stdio) {
+    // One writer per workspace: when VS Code (or another `serve`) already serves this folder, talk to it.
+    const remote = await discoverServer(dir);
+    if (remote) {
+      log.info(`${dir} is served by ${remote.url}: bridging stdio to it`);
+      await runBridge({ discover: () => discoverServer(dir), log });
+      return 0;
+    }
+  }
 
   let workspace: AtomWorkspace;
   try {
