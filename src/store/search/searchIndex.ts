@@ -29,6 +29,11 @@ export const SIMILARITY_THRESHOLD = 0.3;
 const CANDIDATES = 50;
 /** After the provider fails, how long search goes by words alone before trying again. */
 const RETRY_PROVIDER_MS = 60_000;
+/**
+ * How long after opening the backlog of unembedded atoms waits before the model starts, unless
+ * a search or an edit needs the model sooner: opening a workspace stays cheap.
+ */
+const BACKLOG_DELAY_MS = 5_000;
 
 export type SearchMode = 'fused' | 'lexical' | 'semantic';
 
@@ -69,6 +74,8 @@ export interface SearchIndexOptions {
   vectorsDir?: string;
   /** Delay that coalesces vector index writes. */
   flushDelayMs?: number;
+  /** Delay before atoms found unembedded at open are embedded (default 5 s); 0 starts at once. */
+  backlogDelayMs?: number;
 }
 
 export class SearchIndex implements Disposable {
@@ -87,11 +94,12 @@ export class SearchIndex implements Disposable {
   /** Change handling still under way; a search waits for it (read your writes). */
   private readonly settling = new Set<Promise<void>>();
   private disposed = false;
+  private backlogTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly source: SearchSource,
     private readonly provider: EmbeddingProvider,
-    options: SearchIndexOptions = {},
+    private readonly options: SearchIndexOptions = {},
   ) {
     this.log = options.logger ?? silentLogger;
     this.vectors = new VectorIndex(options.vectorsDir ?? join(source.atomicDir, 'vectors'), {
@@ -118,6 +126,12 @@ export class SearchIndex implements Disposable {
       this.subscription = this.source.onDidChange((e) => this.onChange(e));
       this.opened = this.loadVectors();
       this.opened.catch((err) => this.log.error(`search: could not open the vector index: ${(err as Error).message}`));
+      const delay = this.options.backlogDelayMs ?? BACKLOG_DELAY_MS;
+      if (delay <= 0) this.queue.allowBackground();
+      else {
+        this.backlogTimer = setTimeout(() => this.queue.allowBackground(), delay);
+        this.backlogTimer.unref?.();
+      }
     }
     return this.opened;
   }
@@ -126,6 +140,7 @@ export class SearchIndex implements Disposable {
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
     const limit = options.limit ?? 5;
     const mode = options.mode ?? 'fused';
+    this.queue.allowBackground();
     const threshold = options.threshold ?? SIMILARITY_THRESHOLD;
     await this.open().catch(() => {});
     this.ensureLexical();
@@ -186,6 +201,7 @@ export class SearchIndex implements Disposable {
   /** Settles when the index is loaded and every queued atom is embedded and indexed. */
   async whenIdle(): Promise<void> {
     await this.open().catch(() => {});
+    this.queue.allowBackground();
     await this.queue.idle();
     await this.vectors.flush();
   }
@@ -198,11 +214,15 @@ export class SearchIndex implements Disposable {
   async close(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    if (this.backlogTimer) clearTimeout(this.backlogTimer);
     this.subscription?.dispose();
     this.queue.stop();
-    await this.opened?.catch(() => {});
-    await this.vectors.dispose();
+    // Disposing the provider fails an embedding in flight, which lets the queue finish.
     await this.provider.dispose();
+    await this.queue.idle();
+    await this.opened?.catch(() => {});
+    await Promise.all(this.settling);
+    await this.vectors.dispose();
     this.progressEmitter.dispose();
   }
 
@@ -217,6 +237,7 @@ export class SearchIndex implements Disposable {
     switch (e.kind) {
       case 'upsert':
         if (this.lexicalBuilt) this.lexical.put(e.atom);
+        this.queue.allowBackground();
         this.track(this.reconcile(e.atom.name, true));
         break;
       case 'delete':
@@ -309,7 +330,7 @@ export class SearchIndex implements Disposable {
   }
 
   private async storeVectors(results: EmbedJobResult[]): Promise<void> {
-    if (results.length === 0) return;
+    if (results.length === 0 || this.disposed) return;
     const rows = results.map((r) => ({
       name: r.name,
       model: this.provider.modelId,
@@ -344,6 +365,7 @@ export class SearchIndex implements Disposable {
   }
 
   private noteProviderFailure(err: Error): void {
+    if (this.disposed) return;
     if (!this.providerFailure) this.log.warn(`search: embeddings unavailable, searching by words only: ${err.message}`);
     this.providerFailure = { message: err.message, at: Date.now() };
   }

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { defineTool } from '../tool.js';
+import { formatAtom } from '../format.js';
+import { typeFilter } from '../schemas.js';
+import type { SearchHit } from '../../store/search/searchIndex.js';
+
+export const semanticSearch = defineTool({
+  name: 'semantic_search',
+  title: 'Find atoms by meaning',
+  description:
+    'The compass: finds atoms by what they do when you do not know their names, e.g. "make the character go up" or ' +
+    '"how damage is calculated"; an atom name ("math_clamp") comes first when it exists. Ranks by meaning (local embeddings, ' +
+    'offline) fused with the words of names, descriptions, ports and code. Returns each atom with its similarity (cosine, ' +
+    '0 to 1; atoms only meaning found are shown from 0.3), description, signature, dependencies and code. ' +
+    'Mention types to narrow it ("takes two numbers"). Then use read_atoms or upsert_atom.',
+  input: {
+    query: z.string().trim().min(1).max(1000).describe('What you are looking for, in plain words, or an atom name'),
+    limit: z.number().int().min(1).max(20).optional().describe('Maximum number of results, 1 to 20 (default 5)'),
+    type_filter: typeFilter,
+  },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run({ query, limit, type_filter }, { workspace }) {
+    const { hits, semanticUnavailable } = await workspace.search.search(query, { limit: limit ?? 5, type: type_filter });
+    if (hits.length === 0) return `No atoms found matching: "${query}"`;
+    const blocks = hits.map(formatHit);
+    if (semanticUnavailable) {
+      blocks.unshift(`// Ranked by words only: the embedding model is unavailable (${semanticUnavailable}).`);
+    }
+    return blocks.join('\n\n');
+  },
+});
+
+/** `// player_jump (feature) [similarity: 0.847]`, then description, signature, dependencies and code. */
+export function formatHit(hit: SearchHit): string {
+  const similarity = hit.similarity === null ? 'n/a' : Math.max(0, hit.similarity).toFixed(3);
+  return formatAtom(hit.atom, `${hit.atom.name} (${hit.atom.type}) [similarity: ${similarity}]`);
+}
