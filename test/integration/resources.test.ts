@@ -6,6 +6,9 @@ import { call, connectHttp, startServer, type RunningServer } from '../support/s
 import { mathClamp, physicsConfig, playerJump } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
 
+/** The text of a read's first content (the text variant of the union). */
+const textOf = (r: { contents: ({ text: string } | { blob: string })[] }) => ('text' in r.contents[0]! ? r.contents[0].text : '');
+
 let server: RunningServer;
 let client: Client;
 const workspace = tempDir();
@@ -26,11 +29,11 @@ test('resources: the structure, the bundle and the atom template', async () => {
   const { resourceTemplates } = await client.listResourceTemplates();
   assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['atom://{name}']);
   const structure = await client.readResource({ uri: 'atoms://structure' });
-  assert.deepEqual(JSON.parse(String(structure.contents[0]!.text)).map((a: { name: string }) => a.name), ['physics_config', 'player_jump']);
+  assert.deepEqual(JSON.parse(textOf(structure)).map((a: { name: string }) => a.name), ['physics_config', 'player_jump']);
   const bundle = await client.readResource({ uri: 'atoms://bundle' });
-  assert.match(String(bundle.contents[0]!.text), /^\/\/ === Atomic Coding Bundle ===/);
+  assert.match(textOf(bundle), /^\/\/ === Atomic Coding Bundle ===/);
   const atom = await client.readResource({ uri: 'atom://player_jump' });
-  assert.match(String(atom.contents[0]!.text), /^\/\/ === player_jump \(feature\) v1 ===/);
+  assert.match(textOf(atom), /^\/\/ === player_jump \(feature\) v1 ===/);
   await assert.rejects(client.readResource({ uri: 'atom://ghost' }), /Atom "ghost" not found/);
 });
 
