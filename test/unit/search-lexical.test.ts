@@ -1,0 +1,76 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { validateDraft } from '../../src/atoms/validate.js';
+import type { Atom } from '../../src/atoms/model.js';
+import { LexicalIndex } from '../../src/store/search/lexical.js';
+import { reciprocalRankFusion } from '../../src/store/search/fusion.js';
+import { relatedWords } from '../../src/store/search/vocabulary.js';
+import { asAtomName, splitWords, terms } from '../../src/store/search/words.js';
+import { GAME_ATOMS } from '../fixtures/game-atoms.js';
+
+const atoms: Atom[] = GAME_ATOMS.map((d) => ({ ...validateDraft(d), version: 1, created_at: '', updated_at: '' }));
+
+function indexOf(list: Atom[]): LexicalIndex {
+  const index = new LexicalIndex();
+  for (const a of list) index.put(a);
+  return index;
+}
+
+test('words are split on underscores, camelCase humps and digits, and stemmed', () => {
+  assert.deepEqual(splitWords('player_jump'), ['player', 'jump']);
+  assert.deepEqual(splitWords('aabbOverlap'), ['aabb', 'overlap']);
+  assert.deepEqual(splitWords('parseHTTPRequest2d'), ['parse', 'http', 'request', '2', 'd']);
+  assert.deepEqual(terms('the player is jumping'), ['player', 'jump']);
+  assert.equal(asAtomName('Math Clamp'), 'math_clamp');
+  assert.equal(asAtomName('mathClamp'), 'math_clamp');
+});
+
+test('an atom name written any way finds that atom first', () => {
+  const index = indexOf(atoms);
+  for (const query of ['math_clamp', 'math clamp', 'mathClamp', 'aabbOverlap', 'spawn enemy']) {
+    const expected = asAtomName(query);
+    assert.equal(index.search(query, 5)[0]?.name, expected, query);
+  }
+});
+
+test('descriptions, port names and code identifiers are searchable', () => {
+  const index = indexOf(atoms);
+  assert.ok(index.search('upward force grounded', 5).some((h) => h.name === 'player_jump'), 'description');
+  assert.ok(index.search('jumps_remaining', 5).some((h) => h.name === 'double_jump'), 'port name');
+  assert.ok(index.search('requestAnimationFrame', 5).some((h) => h.name === 'game_loop'), 'identifier in code');
+});
+
+test('the type filter keeps only atoms of that type', () => {
+  const index = indexOf(atoms);
+  const hits = index.search('velocity', 50, 'core');
+  assert.ok(hits.length > 0);
+  for (const h of hits) assert.equal(atoms.find((a) => a.name === h.name)?.type, 'core', h.name);
+  assert.ok(index.search('velocity', 50).some((h) => atoms.find((a) => a.name === h.name)?.type === 'feature'));
+});
+
+test('put replaces and remove forgets, at once', () => {
+  const index = indexOf(atoms);
+  const clamp = atoms.find((a) => a.name === 'math_clamp')!;
+  index.put({ ...clamp, description: 'Keeps a number inside a window of values' });
+  assert.ok(index.search('window', 5).some((h) => h.name === 'math_clamp'));
+  index.remove('math_clamp');
+  assert.equal(index.has('math_clamp'), false);
+  assert.ok(!index.search('math_clamp', 50).some((h) => h.name === 'math_clamp'));
+});
+
+test('related words reach atoms the query does not name', () => {
+  const index = indexOf(atoms);
+  assert.ok(relatedWords('monster').includes('enemy'));
+  assert.ok(!relatedWords('monster').includes('monster'));
+  assert.ok(!index.search('pick up money', 5).some((h) => h.name === 'coin_collect'), 'words alone miss it');
+  assert.equal(index.search('pick up money', 5, undefined, true)[0]?.name, 'coin_collect');
+  assert.equal(index.search('monster walks back and forth', 5, undefined, true)[0]?.name, 'enemy_patrol');
+});
+
+test('reciprocal rank fusion favours what both rankings place high', () => {
+  const fused = reciprocalRankFusion([{ names: ['a', 'b', 'c'] }, { names: ['b', 'c', 'a'] }]);
+  const order = [...fused.entries()].sort((x, y) => y[1] - x[1]).map(([n]) => n);
+  assert.equal(order[0], 'b');
+  const single = reciprocalRankFusion([{ names: ['x'] }, { names: [] }]);
+  assert.ok((single.get('x') ?? 0) > 0, 'an item one ranking alone finds still counts');
+});
