@@ -37,10 +37,15 @@ export class AtomWorkspace {
     readonly store: AtomStore,
     readonly log: Logger,
     bundlePath: string,
-    embeddings: EmbeddingProvider,
+    /** The model behind semantic_search (get_status names it). */
+    readonly embeddings: EmbeddingProvider,
   ) {
     this.builder = new Builder(store, bundlePath, log);
     this.search = new SearchIndex(store, embeddings, { logger: log });
+    // A database changed by another program (a git checkout) gets a bundle of its own atoms.
+    store.onDidChange((change) => {
+      if (change.kind === 'reload') void this.builder.rebuild();
+    });
   }
 
   static async open(dir: string, options: WorkspaceOptions = {}): Promise<AtomWorkspace> {

@@ -6,7 +6,7 @@
  * serialised, validated against the current graph, appended to the journal and fsynced, then
  * applied; only then do they resolve, and the store announces them with `onDidChange`.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Database, SqlValue } from 'sql.js';
 import { errors, AtomError } from '../atoms/errors.js';
@@ -79,6 +79,10 @@ export class AtomStore implements Disposable {
   private closed = false;
   private lastBuildRecord: BuildRecord | undefined;
   private edgeCount = 0;
+  private readOnlyReason: string | undefined;
+  private ownStamp = '';
+  private watcher: FSWatcher | undefined;
+  private watchTimer: NodeJS.Timeout | undefined;
 
   /** Fired after a change is durable and applied. */
   readonly onDidChange = this.changes.event;
@@ -103,25 +107,55 @@ export class AtomStore implements Disposable {
   }
 
   private async load(): Promise<void> {
-    mkdirSync(this.atomicDir, { recursive: true });
-    const ignore = join(this.atomicDir, '.gitignore');
-    if (!existsSync(ignore)) writeFileSync(ignore, GITIGNORE);
-    if (!this.options.noLock) this.lock.acquire();
+    try {
+      mkdirSync(this.atomicDir, { recursive: true });
+      const ignore = join(this.atomicDir, '.gitignore');
+      if (!existsSync(ignore)) writeFileSync(ignore, GITIGNORE);
+      if (!this.options.noLock) this.lock.acquire();
+    } catch (err) {
+      if (!isReadOnlyError(err)) throw err;
+      // Keep serving reads: a read-only checkout is still worth browsing.
+      this.readOnlyReason = `${this.atomicDir} is not writable (${(err as NodeJS.ErrnoException).code})`;
+      this.log.warn(`store: opened read-only: ${this.readOnlyReason}`);
+    }
     try {
       await this.loadDatabase();
     } catch (err) {
       this.lock.release();
       throw err;
     }
+    this.watchForExternalChanges();
   }
 
+  /**
+   * Reads the snapshot and replays the journal after it. On a reload, the current database
+   * stays in place until the new one has loaded, so a broken file on disk changes nothing.
+   */
   private async loadDatabase(): Promise<void> {
     const SQL = await loadSqlJs();
     const bytes = existsSync(this.dbFile) ? readFileSync(this.dbFile) : undefined;
+    const previous = this.db as Database | undefined;
+    let replayed = 0;
+    let journal: { validBytes: number; totalBytes: number };
     try {
       this.db = new SQL.Database(bytes);
       migrate(this.db, this.dbFile);
+      const snapshotSeq = Number(this.metaValue('journal_seq') ?? '0');
+      this.seq = snapshotSeq;
+      const { entries, validBytes, totalBytes } = readJournal(this.journalFile);
+      journal = { validBytes, totalBytes };
+      if (totalBytes > validBytes) {
+        this.log.warn(`journal: dropped ${totalBytes - validBytes} bytes of a write torn by a crash (it was never acknowledged)`);
+      }
+      for (const entry of entries) {
+        if (entry.seq <= snapshotSeq) continue;
+        this.applyToDatabase(entry);
+        this.seq = entry.seq;
+        replayed++;
+      }
     } catch (err) {
+      if (this.db !== previous) this.db?.close();
+      if (previous) this.db = previous;
       if (err instanceof AtomError) throw err;
       throw new AtomError(
         'storage',
@@ -129,24 +163,51 @@ export class AtomStore implements Disposable {
           'Restore it from version control or a backup, or move it away to start empty.',
       );
     }
-    const snapshotSeq = Number(this.metaValue('journal_seq') ?? '0');
-    this.seq = snapshotSeq;
-    const { entries, validBytes, totalBytes } = readJournal(this.journalFile);
-    if (totalBytes > validBytes) {
-      this.log.warn(`journal: dropped ${totalBytes - validBytes} bytes of a write torn by a crash (it was never acknowledged)`);
-    }
-    let replayed = 0;
-    for (const entry of entries) {
-      if (entry.seq <= snapshotSeq) continue;
-      this.applyToDatabase(entry);
-      this.seq = entry.seq;
-      replayed++;
-    }
+    previous?.close();
     this.entriesSinceSnapshot = replayed;
-    await this.journal.open(validBytes, totalBytes);
-    if (!bytes) await this.compactNow(); // created on first use
+    if (!this.readOnlyReason) {
+      await this.journal.close();
+      await this.journal.open(journal.validBytes, journal.totalBytes);
+      if (!bytes) await this.compactNow(); // created on first use
+    }
     this.readModel();
+    this.stampFiles();
     this.log.info(`store: ${this.atoms.size} atoms from ${this.dbFile} (${replayed} journal entries replayed)`);
+  }
+
+  // ---- changes made by others (a git checkout, a restored backup) ------------------------------
+
+  /** Remembers the files as this process last wrote them. */
+  private stampFiles(): void {
+    this.ownStamp = `${stamp(this.dbFile)}|${stamp(this.journalFile)}`;
+  }
+
+  /** True when the database files are not as this process left them. */
+  changedOnDisk(): boolean {
+    return `${stamp(this.dbFile)}|${stamp(this.journalFile)}` !== this.ownStamp;
+  }
+
+  private watchForExternalChanges(): void {
+    try {
+      this.watcher = watch(this.atomicDir, (_event, file) => {
+        if (file !== 'atoms.db' && file !== 'atoms.journal') return;
+        clearTimeout(this.watchTimer);
+        this.watchTimer = setTimeout(() => {
+          this.exclusive(async () => {}).catch((err) => this.log.warn(`store: ${(err as Error).message}`));
+        }, 150);
+      });
+      this.watcher.on('error', () => {});
+      this.watcher.unref();
+    } catch {
+      // No watching on this file system: writes still check before they commit.
+    }
+  }
+
+  /** Loads the database again from disk and tells listeners everything may have changed. */
+  private async reloadFromDisk(): Promise<void> {
+    this.log.info(`store: ${this.dbFile} was changed by another program; reloading it`);
+    await this.loadDatabase();
+    this.changes.fire({ kind: 'reload' });
   }
 
   /** Rebuilds the in-memory model from the database. */
@@ -255,6 +316,11 @@ export class AtomStore implements Disposable {
 
   allEmbeddings(): StoredEmbedding[] {
     return [...this.embeddings.values()];
+  }
+
+  /** Why writes are refused, when the workspace could only be opened for reading. */
+  get readOnly(): string | undefined {
+    return this.readOnlyReason;
   }
 
   /** Bytes on disk of the snapshot and the journal. */
@@ -375,8 +441,10 @@ export class AtomStore implements Disposable {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.watcher?.close();
+    clearTimeout(this.watchTimer);
     await this.exclusive(async () => {
-      if (this.entriesSinceSnapshot > 0 || !existsSync(this.dbFile)) await this.compactNow();
+      if (!this.readOnlyReason && (this.entriesSinceSnapshot > 0 || !existsSync(this.dbFile))) await this.compactNow();
       await this.journal.close();
       this.db.close();
       this.closed = true;
@@ -393,8 +461,10 @@ export class AtomStore implements Disposable {
 
   /** Runs write operations one at a time, in call order. */
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(() => {
+    const run = this.queue.then(async () => {
       if (this.closed) throw new AtomError('storage', 'the workspace store is closed');
+      // Never write over a database someone else changed: take their version first.
+      if (this.changedOnDisk()) await this.reloadFromDisk();
       return work();
     });
     this.queue = run.catch(() => {});
@@ -403,11 +473,14 @@ export class AtomStore implements Disposable {
 
   /** Journal first (durable), then the database and the model. */
   private async commit(ops: JournalOp[]): Promise<void> {
+    if (this.readOnlyReason) throw readOnlyError(this.readOnlyReason);
     const entry: JournalEntry = { seq: this.seq + 1, ops };
     try {
       await this.journal.append(entry);
     } catch (err) {
       throw storageError(this.journalFile, err);
+    } finally {
+      this.stampFiles();
     }
     this.seq = entry.seq;
     this.applyToDatabase(entry);
@@ -425,6 +498,7 @@ export class AtomStore implements Disposable {
   }
 
   private async compactNow(): Promise<void> {
+    if (this.readOnlyReason) throw readOnlyError(this.readOnlyReason);
     this.db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('journal_seq', ?)", [String(this.seq)]);
     const bytes = this.db.export();
     try {
@@ -434,6 +508,7 @@ export class AtomStore implements Disposable {
     }
     await this.journal.reset();
     this.entriesSinceSnapshot = 0;
+    this.stampFiles();
   }
 
   private applyToDatabase(entry: JournalEntry): void {
@@ -605,6 +680,25 @@ function rowToVersion(r: SqlValue[]): AtomVersion {
 /** ISO time to the millisecond; versions of one atom may be seconds apart. */
 function timestamp(): string {
   return new Date().toISOString();
+}
+
+/** Identity and size of a file, to tell our own writes from someone else's. */
+function stamp(file: string): string {
+  try {
+    const s = statSync(file);
+    return `${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch {
+    return 'none';
+  }
+}
+
+function isReadOnlyError(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'EROFS' || code === 'EACCES' || code === 'EPERM';
+}
+
+function readOnlyError(reason: string): AtomError {
+  return new AtomError('storage', `the workspace is read-only (${reason}): make it writable and open it again. Reading still works; nothing was changed.`);
 }
 
 function storageError(file: string, err: unknown): AtomError {
