@@ -1,0 +1,201 @@
+/**
+ * The live preview for an external browser: a small HTTP server on 127.0.0.1 only that serves the
+ * preview page and `latest.js`, pushes build events (Server-Sent Events) so the page reloads after every
+ * successful build and shows the error of a failed one, and takes the page's console and error reports.
+ * A request whose Host is not this loopback address is refused (no DNS rebinding onto it).
+ */
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Emitter } from '../util/event.js';
+import type { BundleLocation, ConsoleLevel } from '../views/webviewMessages.js';
+import { BundleMap } from './bundleMap.js';
+import { composePage, preludeScript, type PreludeReport } from './page.js';
+
+export interface PreviewServerOptions {
+  /** Where latest.js is (read on every request, so it is always the newest). */
+  bundlePath: () => string;
+  /** The page's HTML, or null for the built-in page. */
+  page: () => Promise<string | null> | string | null;
+  /** 0 (default) picks a free port. */
+  port?: number;
+}
+
+/** A console line or a runtime error reported by a page in the browser. */
+export type BrowserReport =
+  | ({ kind: 'console'; level: ConsoleLevel; text: string } & BundleLocation)
+  | ({ kind: 'error'; message: string } & BundleLocation);
+
+export interface BuildEvent {
+  status: 'success' | 'error';
+  error: string | null;
+}
+
+const MAX_BODY = 64 * 1024;
+const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
+
+export class PreviewServer {
+  private readonly clients = new Set<ServerResponse>();
+  private readonly reports = new Emitter<BrowserReport>();
+  private lastBuild: BuildEvent | undefined;
+  private map: { bundle: string; map: BundleMap } | undefined;
+  private generation = 0;
+
+  /** Fired for each console line and runtime error a browser reports. */
+  readonly onDidReport = this.reports.event;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly options: PreviewServerOptions,
+  ) {}
+
+  static start(options: PreviewServerOptions): Promise<PreviewServer> {
+    return new Promise((resolve, reject) => {
+      const http = createServer();
+      const preview = new PreviewServer(http, options);
+      http.on('request', (req, res) => void preview.handle(req, res));
+      http.once('error', reject);
+      http.listen(options.port ?? 0, '127.0.0.1', () => {
+        http.off('error', reject);
+        resolve(preview);
+      });
+    });
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/`;
+  }
+
+  /** Number of pages listening for build events. */
+  get listeners(): number {
+    return this.clients.size;
+  }
+
+  /** Tells every open page about a build: a success reloads it, a failure replaces it with the error. */
+  notifyBuild(build: BuildEvent): void {
+    this.lastBuild = build;
+    this.generation++;
+    for (const res of this.clients) writeEvent(res, build);
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.clients) res.end();
+    this.clients.clear();
+    this.reports.dispose();
+    this.server.closeAllConnections?.();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'no-store');
+    if (!this.isLoopbackHost(req.headers.host)) return end(res, 403, 'text/plain', 'forbidden: this preview answers only on its 127.0.0.1 address\n');
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    try {
+      if (req.method === 'GET' && (path === '/' || path === '/index.html')) return end(res, 200, 'text/html; charset=utf-8', await this.pageHtml());
+      if (req.method === 'GET' && path === '/latest.js') return end(res, 200, 'text/javascript; charset=utf-8', await this.bundle());
+      if (req.method === 'GET' && path === '/events') return this.subscribe(res);
+      if (req.method === 'POST' && path === '/log') return await this.receiveReport(req, res);
+      if (req.method === 'GET' && path === '/favicon.ico') return end(res, 204, 'text/plain', '');
+      return end(res, 404, 'text/plain', 'not found\n');
+    } catch (err) {
+      return end(res, 500, 'text/plain', `preview: ${(err as Error).message}\n`);
+    }
+  }
+
+  private isLoopbackHost(host: string | undefined): boolean {
+    return host === `127.0.0.1:${this.port}` || host === `localhost:${this.port}`;
+  }
+
+  private async pageHtml(): Promise<string> {
+    return composePage({
+      page: await this.options.page(),
+      prelude: preludeScript('http'),
+      bundleTag: `<script src="/latest.js?v=${this.generation}"></script>`,
+    });
+  }
+
+  private async bundle(): Promise<string> {
+    try {
+      return await readFile(this.options.bundlePath(), 'utf8');
+    } catch {
+      return 'console.warn("No bundle yet: create an atom and the preview will reload.");\n';
+    }
+  }
+
+  private subscribe(res: ServerResponse): void {
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', Connection: 'keep-alive' });
+    res.write(': atomic coding preview\n\n');
+    if (this.lastBuild?.status === 'error') writeEvent(res, this.lastBuild);
+    this.clients.add(res);
+    res.on('close', () => this.clients.delete(res));
+  }
+
+  private async receiveReport(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== `http://127.0.0.1:${this.port}` && origin !== `http://localhost:${this.port}`) {
+      return end(res, 403, 'text/plain', 'forbidden origin\n');
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(req));
+    } catch (err) {
+      return end(res, 400, 'text/plain', `${(err as Error).message}\n`);
+    }
+    const report = await this.toReport(body);
+    if (!report) return end(res, 400, 'text/plain', 'not a preview report\n');
+    this.reports.fire(report);
+    end(res, 204, 'text/plain', '');
+  }
+
+  /** Checks a page's report and maps its stack to an atom; null when it is not a well-formed report. */
+  private async toReport(body: unknown): Promise<BrowserReport | null> {
+    const r = body as Partial<Record<keyof PreludeReport | 'level' | 'text' | 'message' | 'stack' | 'line', unknown>>;
+    if (typeof r !== 'object' || r === null || r.source !== 'atomic-preview') return null;
+    const stack = typeof r.stack === 'string' ? r.stack : null;
+    const line = typeof r.line === 'number' && Number.isInteger(r.line) && r.line > 0 ? r.line : null;
+    if (r.kind === 'console' && typeof r.level === 'string' && LEVELS.has(r.level) && typeof r.text === 'string') {
+      return { kind: 'console', level: r.level as ConsoleLevel, text: r.text, ...(await this.locate(stack, null)) };
+    }
+    if (r.kind === 'error' && typeof r.message === 'string') {
+      return { kind: 'error', message: r.message, ...(await this.locate(stack, line)) };
+    }
+    return null;
+  }
+
+  private async locate(stack: string | null, line: number | null): Promise<BundleLocation> {
+    const bundle = await this.bundle();
+    if (this.map?.bundle !== bundle) this.map = { bundle, map: new BundleMap(bundle) };
+    return this.map.map.locate(stack, line);
+  }
+}
+
+function writeEvent(res: ServerResponse, build: BuildEvent): void {
+  if (build.status === 'success') res.write('event: reload\ndata: {}\n\n');
+  else res.write(`event: buildFailed\ndata: ${JSON.stringify({ error: build.error ?? 'the build failed' })}\n\n`);
+}
+
+function end(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { 'Content-Type': type });
+  res.end(body);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        reject(new Error(`report larger than ${MAX_BODY} bytes`));
+        req.destroy();
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

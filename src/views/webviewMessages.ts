@@ -1,0 +1,153 @@
+/**
+ * The messages between the extension host and the graph and preview webviews, defined once for both
+ * sides. This file must not import `vscode` (the webview bundles import it too) and holds nothing but
+ * types and the guards that check what arrives: a webview message is data from a page, never trusted.
+ */
+import type { AtomType } from '../atoms/model.js';
+
+// ---- graph ------------------------------------------------------------------------------------
+
+/** One atom as the graph draws it: no code, only what the node, its tooltip and its edges need. */
+export interface GraphAtom {
+  name: string;
+  type: AtomType;
+  /** The names it depends on (edges point from the atom to each of these). */
+  dependencies: string[];
+  signature: string;
+  description: string | null;
+  version: number;
+}
+
+/** Everything the graph shows, computed by the host from the store (see graphSnapshot.ts). */
+export interface GraphSnapshot {
+  atoms: GraphAtom[];
+  /** Each cycle as a path `a -> b -> a` (the store refuses them, a hand-edited database may hold one). */
+  cycles: string[][];
+  /** Atoms nothing depends on that are not the bundle's entry point. */
+  unused: string[];
+  /** The bundle's entry point (game_loop, main or the last core atom), if any. */
+  entry: string | null;
+}
+
+export type GraphViewMode = 'graph' | 'needs' | 'neededBy';
+
+export type HostToGraph =
+  /** The whole graph; the webview updates in place (keeping zoom and position) after the first. */
+  | { type: 'graph'; snapshot: GraphSnapshot; focus?: string }
+  /** Select an atom (from the tree's context menu or a command argument). */
+  | { type: 'focus'; name: string; mode?: GraphViewMode };
+
+export type GraphToHost =
+  | { type: 'ready' }
+  /** Double-click: open the atom in the editor. */
+  | { type: 'open'; name: string }
+  /** After each render: how many nodes and edges are drawn and how long it took, in milliseconds. */
+  | { type: 'rendered'; nodes: number; edges: number; ms: number; layoutMs: number; update: boolean }
+  | { type: 'selected'; name: string | null; highlighted: number }
+  | { type: 'error'; message: string };
+
+// ---- preview ----------------------------------------------------------------------------------
+
+export interface PreviewBuild {
+  status: 'success' | 'error';
+  atomCount: number;
+  createdAt: string;
+  error: string | null;
+}
+
+export type HostToPreview =
+  /** Run this bundle in this page (the page is the workspace's own or null for the built-in one). */
+  | { type: 'load'; bundle: string; page: string | null; build: PreviewBuild; generation: number }
+  /** The last build failed: show its error instead of the previous, now stale, page. */
+  | { type: 'buildFailed'; build: PreviewBuild }
+  /** The loopback address the preview is served on for an external browser. */
+  | { type: 'external'; url: string };
+
+export type ConsoleLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
+
+/** Where in the bundle something happened, and the atom that line belongs to when it can be told. */
+export interface BundleLocation {
+  atom: string | null;
+  /** 1-based line in latest.js. */
+  line: number | null;
+  /** 1-based line inside the atom's code. */
+  atomLine: number | null;
+}
+
+export type PreviewToHost =
+  | { type: 'ready' }
+  | { type: 'loaded'; generation: number }
+  | ({ type: 'console'; level: ConsoleLevel; text: string } & BundleLocation)
+  | ({ type: 'runtimeError'; message: string; stack: string | null } & BundleLocation)
+  /** The user asked to open the preview in an external browser. */
+  | { type: 'openExternal' };
+
+// ---- guards -----------------------------------------------------------------------------------
+
+const LEVELS: readonly ConsoleLevel[] = ['log', 'info', 'warn', 'error', 'debug'];
+const MAX_TEXT = 8_192;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+const isString = (v: unknown, max = MAX_TEXT): v is string => typeof v === 'string' && v.length <= max;
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+const isLine = (v: unknown): v is number | null => v === null || (Number.isInteger(v) && (v as number) >= 1);
+
+function isLocation(m: Record<string, unknown>): boolean {
+  return (m.atom === null || isString(m.atom, 256)) && isLine(m.line) && isLine(m.atomLine);
+}
+
+/** True when `m` is a well-formed message from the graph webview. */
+export function isGraphToHost(m: unknown): m is GraphToHost {
+  if (!isRecord(m)) return false;
+  switch (m.type) {
+    case 'ready':
+      return true;
+    case 'open':
+      return isString(m.name, 256);
+    case 'rendered':
+      return isCount(m.nodes) && isCount(m.edges) && isCount(m.ms) && isCount(m.layoutMs) && typeof m.update === 'boolean';
+    case 'selected':
+      return (m.name === null || isString(m.name, 256)) && isCount(m.highlighted);
+    case 'error':
+      return isString(m.message);
+    default:
+      return false;
+  }
+}
+
+/** True when `m` is a well-formed message from the preview webview. */
+export function isPreviewToHost(m: unknown): m is PreviewToHost {
+  if (!isRecord(m)) return false;
+  switch (m.type) {
+    case 'ready':
+    case 'openExternal':
+      return true;
+    case 'loaded':
+      return isCount(m.generation);
+    case 'console':
+      return LEVELS.includes(m.level as ConsoleLevel) && isString(m.text) && isLocation(m);
+    case 'runtimeError':
+      return isString(m.message) && (m.stack === null || isString(m.stack)) && isLocation(m);
+    default:
+      return false;
+  }
+}
+
+/** True when `m` is a well-formed message from the host to the graph webview. */
+export function isHostToGraph(m: unknown): m is HostToGraph {
+  if (!isRecord(m)) return false;
+  if (m.type === 'graph') return isRecord(m.snapshot) && Array.isArray((m.snapshot as Record<string, unknown>).atoms);
+  if (m.type === 'focus') return isString(m.name, 256);
+  return false;
+}
+
+/** True when `m` is a well-formed message from the host to the preview webview. */
+export function isHostToPreview(m: unknown): m is HostToPreview {
+  if (!isRecord(m)) return false;
+  if (m.type === 'load') return typeof m.bundle === 'string' && (m.page === null || typeof m.page === 'string') && isRecord(m.build) && isCount(m.generation);
+  if (m.type === 'buildFailed') return isRecord(m.build);
+  if (m.type === 'external') return isString(m.url, 2048);
+  return false;
+}

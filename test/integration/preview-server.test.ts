@@ -1,0 +1,120 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import type { Atom, AtomDraft } from '../../src/atoms/model.js';
+import { validateDraft } from '../../src/atoms/validate.js';
+import { createBundle } from '../../src/build/bundler.js';
+import { PreviewServer, type BrowserReport } from '../../src/preview/previewServer.js';
+import { cube } from '../support/atoms.js';
+import { tempDir } from '../support/tmp.js';
+
+const toAtom = (d: AtomDraft): Atom => ({ ...validateDraft(d), version: 1, created_at: 't', updated_at: 't' });
+
+/** A raw request, so the Host header can be anything (fetch does not let a test set it). */
+function raw(port: number, path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { Host: host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function withServer(page: string | null, run: (server: PreviewServer, bundlePath: string) => Promise<void>): Promise<void> {
+  const dir = tempDir('atomic-preview-');
+  const bundlePath = join(dir, 'latest.js');
+  writeFileSync(bundlePath, createBundle(cube.map(toAtom)).code);
+  const server = await PreviewServer.start({ bundlePath: () => bundlePath, page: () => page });
+  try {
+    await run(server, bundlePath);
+  } finally {
+    await server.close();
+  }
+}
+
+test('serves the page with the prelude and the bundle, on 127.0.0.1 only', async () => {
+  await withServer(null, async (server, bundlePath) => {
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const page = await fetch(server.url);
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    assert.match(html, /<canvas id="game"/);
+    assert.match(html, /new EventSource\('\/events'\)/);
+    assert.match(html, /<script src="\/latest\.js\?v=0"><\/script>/);
+    const js = await fetch(new URL('/latest.js', server.url));
+    assert.equal(js.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    assert.equal(await js.text(), (await import('node:fs')).readFileSync(bundlePath, 'utf8'));
+    assert.equal((await fetch(new URL('/nope', server.url))).status, 404);
+    // DNS rebinding: another host name pointing at 127.0.0.1 is refused.
+    assert.equal(await raw(server.port, '/', `evil.example:${server.port}`), 403);
+    assert.equal(await raw(server.port, '/', `localhost:${server.port}`), 200);
+  });
+});
+
+test("uses the workspace's own page", async () => {
+  await withServer('<html><head></head><body><div id="mine"></div><script src="latest.js"></script></body></html>', async (server) => {
+    const html = await (await fetch(server.url)).text();
+    assert.ok(html.includes('<div id="mine"></div><script src="/latest.js?v=0"></script>'));
+    assert.ok(html.indexOf('EventSource') < html.indexOf('id="mine"'));
+  });
+});
+
+test('pushes reload after a successful build and the error of a failed one', async () => {
+  await withServer(null, async (server) => {
+    const controller = new AbortController();
+    const res = await fetch(new URL('/events', server.url), { signal: controller.signal });
+    assert.equal(res.headers.get('content-type'), 'text/event-stream');
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const readUntil = async (needle: string) => {
+      while (!text.includes(needle)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stream ended before ${needle}`);
+        text += decoder.decode(value);
+      }
+    };
+    await readUntil(': atomic coding preview');
+    while (server.listeners === 0) await new Promise((r) => setTimeout(r, 5));
+    server.notifyBuild({ status: 'success', error: null });
+    await readUntil('event: reload');
+    server.notifyBuild({ status: 'error', error: 'build failed: a cycle' });
+    await readUntil('event: buildFailed\ndata: {"error":"build failed: a cycle"}');
+    controller.abort();
+    // A page that connects after a failed build is told at once.
+    const again = await fetch(new URL('/events', server.url));
+    const first = await again.body!.getReader().read();
+    assert.match(decoder.decode(first.value), /buildFailed|atomic coding preview/);
+    await again.body!.cancel().catch(() => {});
+  });
+});
+
+test('a console report from the page is mapped to the atom of its stack frame', async () => {
+  await withServer(null, async (server, bundlePath) => {
+    const code = (await import('node:fs')).readFileSync(bundlePath, 'utf8');
+    const line = code.split('\n').findIndex((l) => l.includes('function player_jump(')) + 2;
+    const reports: BrowserReport[] = [];
+    server.onDidReport((r) => reports.push(r));
+    const post = (body: unknown, origin?: string) =>
+      fetch(new URL('/log', server.url), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...(origin ? { Origin: origin } : {}) },
+        body: JSON.stringify(body),
+      });
+    const ok = await post({ source: 'atomic-preview', kind: 'console', level: 'warn', text: 'low', stack: `Error\n at console.warn (x)\n at player_jump (http://127.0.0.1/latest.js?v=0:${line}:3)` });
+    assert.equal(ok.status, 204);
+    assert.deepEqual(reports, [{ kind: 'console', level: 'warn', text: 'low', atom: 'player_jump', line, atomLine: 2 }]);
+    const err = await post({ source: 'atomic-preview', kind: 'error', message: 'Uncaught boom', stack: null, line });
+    assert.equal(err.status, 204);
+    assert.equal(reports[1]!.kind === 'error' && reports[1]!.message, 'Uncaught boom');
+    assert.equal(reports[1]!.atom, 'player_jump');
+    assert.equal((await post({ kind: 'console' })).status, 400);
+    assert.equal((await post({ source: 'atomic-preview', kind: 'console', level: 'eval', text: 'x', stack: null })).status, 400);
+    assert.equal((await post({ source: 'atomic-preview', kind: 'error', message: 'x' }, 'http://evil.example')).status, 403);
+    assert.equal(reports.length, 2);
+  });
+});
