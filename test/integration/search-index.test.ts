@@ -1,0 +1,165 @@
+/**
+ * SearchIndex with the real embedding model (USE-lite in its worker thread) over the labelled
+ * game atoms: what an agent relies on, and how the index recovers from what happens on disk.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { embeddingText } from '../../src/atoms/signature.js';
+import { textHash } from '../../src/store/embeddings/textHash.js';
+import { USE_LITE_MODEL_ID, UseLiteProvider } from '../../src/store/embeddings/useLite.js';
+import { SearchIndex, type IndexProgress } from '../../src/store/search/searchIndex.js';
+import { INDEX_FILE } from '../../src/store/search/vectorIndex.js';
+import { GAME_ATOMS } from '../fixtures/game-atoms.js';
+import { MemorySource } from '../fixtures/search-source.js';
+
+const root = mkdtempSync(join(tmpdir(), 'atomic-search-'));
+const source = new MemorySource(join(root, '.atomic'), GAME_ATOMS);
+let index: SearchIndex;
+
+before(async () => {
+  index = new SearchIndex(source, new UseLiteProvider(), { backlogDelayMs: 0 });
+  await index.whenIdle();
+});
+
+after(async () => {
+  await index.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const names = async (query: string, options: Parameters<SearchIndex['search']>[1] = {}) =>
+  (await index.search(query, options)).hits.map((h) => h.atom.name);
+
+test('every atom is embedded with the model id and the hash of its text, and indexed', () => {
+  assert.equal(source.allEmbeddings().length, GAME_ATOMS.length);
+  for (const atom of source.all()) {
+    const row = source.getEmbedding(atom.name)!;
+    assert.equal(row.model, USE_LITE_MODEL_ID);
+    assert.equal(row.textHash, textHash(embeddingText(atom)));
+    assert.equal(row.vector.length, 512);
+  }
+  assert.ok(existsSync(join(source.atomicDir, 'vectors', INDEX_FILE)));
+});
+
+test('"make the character go up" finds player_jump', async () => {
+  const { hits } = await index.search('make the character go up');
+  assert.ok(hits.slice(0, 5).some((h) => h.atom.name === 'player_jump'), hits.map((h) => h.atom.name).join(', '));
+});
+
+test('an atom name comes first, with its cosine as similarity', async () => {
+  for (const query of ['math_clamp', 'player_jump', 'aabbOverlap']) {
+    const { hits } = await index.search(query);
+    assert.equal(hits[0]?.atom.name, query === 'aabbOverlap' ? 'aabb_overlap' : query);
+    assert.ok(hits[0]!.pinned);
+    assert.ok(hits[0]!.similarity !== null && hits[0]!.similarity > 0 && hits[0]!.similarity <= 1);
+  }
+});
+
+test('results follow limit and type_filter', async () => {
+  assert.equal((await names('jump logic', { limit: 2 })).length, 2);
+  const cores = await names('velocity', { type: 'core', limit: 20 });
+  assert.ok(cores.length > 0);
+  for (const n of cores) assert.equal(source.get(n)!.type, 'core', n);
+  assert.ok(!(await names('math_clamp', { type: 'feature', limit: 20 })).includes('math_clamp'));
+});
+
+test('atoms only meaning finds are cut below similarity 0.3', async () => {
+  const uncut = await index.search('gravity pulls the velocity down each frame', { mode: 'semantic', limit: 50, threshold: -1 });
+  assert.ok(uncut.hits.some((h) => h.similarity! < 0.3), 'some atoms are less similar than 0.3');
+  const cut = await index.search('gravity pulls the velocity down each frame', { mode: 'semantic', limit: 50 });
+  assert.ok(cut.hits.length > 0 && cut.hits.length < uncut.hits.length);
+  for (const h of cut.hits) assert.ok(h.similarity! >= 0.3, `${h.atom.name} ${h.similarity}`);
+});
+
+test('a search right after an upsert sees the new atom, by words and by meaning', async () => {
+  source.upsert({
+    name: 'wall_slide',
+    type: 'feature',
+    description: 'Slows the fall while the player presses against a wall',
+    inputs: [{ name: 'velocity_y', type: 'number' }, { name: 'touching_wall', type: 'boolean' }],
+    outputs: [{ name: 'velocity_y', type: 'number' }],
+    code: 'function wall_slide(velocity_y, touching_wall) {\n  return touching_wall ? Math.min(velocity_y, 120) : velocity_y;\n}\n',
+  });
+  const { hits } = await index.search('wall_slide');
+  assert.equal(hits[0]?.atom.name, 'wall_slide');
+  assert.notEqual(hits[0]?.similarity, null, 'its vector is there too');
+  const semantic = await index.search('slide down a wall slowly', { mode: 'semantic', limit: 5, threshold: -1 });
+  assert.ok(semantic.hits.some((h) => h.atom.name === 'wall_slide'));
+  assert.equal(source.getEmbedding('wall_slide')?.textHash, textHash(embeddingText(source.get('wall_slide')!)));
+
+  source.delete('wall_slide');
+  assert.ok(!(await names('wall_slide', { limit: 20 })).includes('wall_slide'));
+  assert.ok(!(await index.search('slide down a wall slowly', { mode: 'semantic', limit: 50, threshold: -1 })).hits.some((h) => h.atom.name === 'wall_slide'));
+});
+
+test('an edit re-embeds that atom only', async () => {
+  const before = source.embeddedCount;
+  const clamp = GAME_ATOMS.find((a) => a.name === 'math_clamp')!;
+  source.upsert({ ...clamp, description: 'Keeps a number inside a window between min and max' });
+  await index.search('window');
+  assert.equal(source.embeddedCount, before + 1);
+  assert.equal(source.getEmbedding('math_clamp')?.textHash, textHash(embeddingText(source.get('math_clamp')!)));
+  source.upsert(clamp);
+  await index.whenIdle();
+});
+
+test('a deleted or corrupt index.json is rebuilt from the database without re-embedding', async () => {
+  await index.close();
+  const file = join(source.atomicDir, 'vectors', INDEX_FILE);
+  for (const damage of [() => rmSync(file), () => writeFileSync(file, '{"version":1,"items":[{"id":"math_cl')]) {
+    damage();
+    const before = source.embeddedCount;
+    const progress: IndexProgress[] = [];
+    index = new SearchIndex(source, new UseLiteProvider(), { backlogDelayMs: 0 });
+    index.onProgress((p) => progress.push(p));
+    await index.whenIdle();
+    assert.equal(source.embeddedCount, before, 'vectors come from the database');
+    const last = progress.filter((p) => p.phase === 'indexing').at(-1);
+    assert.deepEqual(last && { done: last.done, total: last.total }, { done: source.all().length, total: source.all().length });
+    assert.equal((await index.search('math_clamp')).hits[0]?.atom.name, 'math_clamp');
+    assert.ok((await names('make the character go up')).includes('player_jump'));
+    await index.close();
+  }
+  index = new SearchIndex(source, new UseLiteProvider(), { backlogDelayMs: 0 });
+});
+
+test('vectors of another model or of other text are stale and re-embedded, the rest kept', async () => {
+  await index.close();
+  const rows = source.allEmbeddings();
+  const jump = rows.find((r) => r.name === 'player_jump')!;
+  const gravity = rows.find((r) => r.name === 'gravity_apply')!;
+  source.reload(
+    GAME_ATOMS,
+    rows.map((r) =>
+      r === jump ? { ...r, model: 'some-other-model' } : r === gravity ? { ...r, textHash: 'not-the-text' } : r,
+    ),
+  );
+  const before = source.embeddedCount;
+  const progress: IndexProgress[] = [];
+  index = new SearchIndex(source, new UseLiteProvider(), { backlogDelayMs: 0 });
+  index.onProgress((p) => progress.push(p));
+  await index.whenIdle();
+  assert.equal(source.embeddedCount, before + 2);
+  assert.equal(source.getEmbedding('player_jump')?.model, USE_LITE_MODEL_ID);
+  assert.equal(source.getEmbedding('gravity_apply')?.textHash, textHash(embeddingText(source.get('gravity_apply')!)));
+  assert.deepEqual(progress.filter((p) => p.phase === 'embedding').at(-1), { phase: 'embedding', done: 2, total: 2 });
+});
+
+test('the model starts lazily: nothing is embedded before a search or an edit needs it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'atomic-lazy-'));
+  try {
+    const fresh = new MemorySource(join(dir, '.atomic'), GAME_ATOMS.slice(0, 3));
+    const lazy = new SearchIndex(fresh, new UseLiteProvider(), { backlogDelayMs: 60_000 });
+    await lazy.open();
+    assert.equal(fresh.embeddedCount, 0);
+    assert.equal(lazy.pendingEmbeddings, 3);
+    await lazy.search('clamp');
+    await lazy.whenIdle();
+    assert.equal(fresh.embeddedCount, 3);
+    await lazy.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
