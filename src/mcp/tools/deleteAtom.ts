@@ -7,7 +7,8 @@ export const deleteAtom = defineTool({
   title: 'Delete an atom',
   description:
     'The eraser: removes an atom by name. Refused while other atoms depend on it (the error lists them: update or delete those first). ' +
-    'Its history is kept, so it can be restored later. Rebuilds latest.js.',
+    'Its history is kept, so atom_history can restore it. Rebuilds latest.js. ' +
+    'Use it to remove code nothing needs any more (query_graph "unused" lists candidates).',
   input: { name: atomName.describe('Name of the atom to delete') },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run({ name }, { workspace }) {

@@ -1,9 +1,27 @@
 /** Every tool the server offers, in the order agents see them. Keep it at ten or fewer. */
 import type { ToolDefinition } from '../tool.js';
+import { atomHistory } from './atomHistory.js';
 import { deleteAtom } from './deleteAtom.js';
 import { getCodeStructure } from './getCodeStructure.js';
+import { getStatus } from './getStatus.js';
+import { queryGraph } from './queryGraph.js';
 import { readAtoms } from './readAtoms.js';
+import { runAtom } from './runAtom.js';
 import { semanticSearch } from './semanticSearch.js';
 import { upsertAtom } from './upsertAtom.js';
+import { upsertAtoms } from './upsertAtoms.js';
 
-export const allTools: ToolDefinition[] = [getCodeStructure, readAtoms, semanticSearch, upsertAtom, deleteAtom] as unknown as ToolDefinition[];
+export const allTools: ToolDefinition[] = [
+  // The contract's five.
+  getCodeStructure,
+  readAtoms,
+  semanticSearch,
+  upsertAtom,
+  deleteAtom,
+  // Working like a careful engineer: change several atoms together, ask the graph, test, undo, check.
+  upsertAtoms,
+  queryGraph,
+  runAtom,
+  atomHistory,
+  getStatus,
+] as unknown as ToolDefinition[];

@@ -9,7 +9,8 @@ export const upsertAtom = defineTool({
   description:
     'The brush: creates an atom, or replaces the one with the same name (its version goes up by one; the old version is kept in history). ' +
     'The code must be exactly one function declaration named like the atom, at most 2,048 bytes; declare every atom it calls in dependencies ' +
-    '(they must exist and must not form a cycle). Validates, saves durably, and rebuilds latest.js.',
+    '(they must exist and must not form a cycle). Validates, saves durably, and rebuilds latest.js. ' +
+    'Use it to create a function or change one atom; to change several that depend on each other, use upsert_atoms.',
   input: atomDraft,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { workspace }) {

@@ -1,0 +1,85 @@
+import { ATOM_TYPES, type AtomType } from '../../atoms/model.js';
+import type { AtomWorkspace } from '../../workspace.js';
+import { defineTool } from '../tool.js';
+
+export interface WorkspaceStatus {
+  atoms: { total: number; by_type: Record<AtomType, number> };
+  edges: number;
+  database: { bytes: number; journal_bytes: number };
+  last_build: { status: string; at: string; order_length: number; duration_ms: number | null; error: string | null } | null;
+  embeddings: { provider: string; embedded: number; pending: number; fresh: boolean };
+  server: { version: string; connected_clients: number };
+}
+
+/**
+ * Everything here is a counter or a field already in memory, plus two stat() calls, so status
+ * stays cheap at any size (measured in test/bench/status.bench.ts).
+ */
+export function workspaceStatus(workspace: AtomWorkspace, version: string, connectedClients: number): WorkspaceStatus {
+  const store = workspace.store;
+  const byType = Object.fromEntries(ATOM_TYPES.map((t) => [t, 0])) as Record<AtomType, number>;
+  for (const atom of store.all()) byType[atom.type]++;
+  const disk = store.diskSize();
+  const build = store.lastBuild();
+  const embedded = store.allEmbeddings().length;
+  const pending = workspace.search.pendingEmbeddings;
+  return {
+    atoms: { total: store.size, by_type: byType },
+    edges: store.edges,
+    database: { bytes: disk.database, journal_bytes: disk.journal },
+    last_build: build
+      ? { status: build.status, at: build.created_at, order_length: build.order.length, duration_ms: build.duration_ms, error: build.error_message }
+      : null,
+    embeddings: {
+      provider: workspace.embeddings.modelId,
+      embedded,
+      pending,
+      // Every atom has a vector and none waits for a new one. (Vectors are made lazily, when a
+      // search or an edit needs the model, so a workspace nobody has searched is not fresh.)
+      fresh: pending === 0 && embedded >= store.size,
+    },
+    server: { version, connected_clients: connectedClients },
+  };
+}
+
+export const getStatus = defineTool({
+  name: 'get_status',
+  title: 'Workspace status',
+  description:
+    'A cheap health check: atom counts by type, edge count, database size, the last build (status, time, order length, error), ' +
+    'the embedding model and whether the search index is up to date, the server version and connected clients. ' +
+    'Use it to confirm a change was built, or to see why latest.js did not update.',
+  input: {},
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run(_args, { workspace, serverVersion, connectedClients }) {
+    const status = workspaceStatus(workspace, serverVersion, connectedClients());
+    return { text: formatStatus(status), structured: status as unknown as Record<string, unknown> };
+  },
+});
+
+export function formatStatus(s: WorkspaceStatus): string {
+  const types = ATOM_TYPES.map((t) => `${t} ${s.atoms.by_type[t]}`).join(', ');
+  const b = s.last_build;
+  const build = !b
+    ? 'Last build: none yet (create an atom and latest.js is built).'
+    : b.status === 'error'
+      ? `Last build: FAILED at ${b.at}: ${b.error}`
+      : `Last build: ${b.status} at ${b.at}, ${b.order_length} atoms in order${b.duration_ms !== null ? `, ${b.duration_ms} ms` : ''}.`;
+  const e = s.embeddings;
+  const search = `Search index: ${e.provider}, ${e.embedded} of ${s.atoms.total} atoms embedded, ${e.pending} queued: ${
+    e.fresh ? 'up to date' : 'not up to date (atoms are embedded when a search or an edit needs the model)'
+  }.`;
+  return [
+    `Atoms: ${s.atoms.total} (${types}); dependency edges: ${s.edges}.`,
+    `Database: ${formatBytes(s.database.bytes)} snapshot + ${formatBytes(s.database.journal_bytes)} journal.`,
+    build,
+    search,
+    `Server: version ${s.server.version}, ${s.server.connected_clients} client${s.server.connected_clients === 1 ? '' : 's'} connected.`,
+  ].join('\n');
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+}

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { errors } from '../../atoms/errors.js';
+import { reachable, topologicalOrder } from '../../atoms/graph.js';
+import type { Atom } from '../../atoms/model.js';
+import { runAtom as runInSandbox } from '../../sandbox/sandbox.js';
+import { LIMITS, type RunOutcome } from '../../sandbox/types.js';
+import { atomName } from '../schemas.js';
+import { defineTool } from '../tool.js';
+
+const MiB = 1024 * 1024;
+
+export const runAtom = defineTool({
+  name: 'run_atom',
+  title: 'Run an atom in a sandbox',
+  description:
+    'Calls an atom with arguments, together with everything it depends on, in an isolated JavaScript sandbox (QuickJS: no file system, network, ' +
+    'process, timers or editor access; time and memory limits). Returns the value (as JSON), the console output and the time taken, ' +
+    'or the error with the atom and line it was thrown at. Use it to test an atom before other atoms rely on it. Changes nothing.',
+  input: {
+    name: atomName.describe('The atom to call'),
+    args: z.array(z.unknown()).max(64).optional().describe('Arguments in call order, as JSON values (default [])'),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(LIMITS.minTimeoutMs)
+      .max(LIMITS.maxTimeoutMs)
+      .optional()
+      .describe(`Time limit in milliseconds (default ${LIMITS.defaultTimeoutMs})`),
+    memory_mb: z
+      .number()
+      .int()
+      .min(LIMITS.minMemoryBytes / MiB)
+      .max(LIMITS.maxMemoryBytes / MiB)
+      .optional()
+      .describe(`Memory limit in MiB (default ${LIMITS.defaultMemoryBytes / MiB})`),
+  },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run({ name, args = [], timeout_ms, memory_mb }, { workspace }) {
+    const store = workspace.store;
+    const target = store.get(name);
+    if (!target) throw errors.notFound(name);
+    const graph = store.dependencyMap();
+    const needed = new Set([name, ...reachable(graph, name)]);
+    const order = topologicalOrder(new Map([...needed].map((n) => [n, graph.get(n) ?? []]))).order;
+    const outcome = await runInSandbox({
+      atoms: order.map((n) => ({ name: n, code: (store.get(n) as Atom).code })),
+      entry: name,
+      args,
+      timeoutMs: timeout_ms,
+      memoryBytes: memory_mb === undefined ? undefined : memory_mb * MiB,
+    });
+    return { text: formatOutcome(name, outcome, order.length, target), structured: { ...outcome, atoms_loaded: order } };
+  },
+});
+
+function formatOutcome(name: string, outcome: RunOutcome, atomCount: number, target: Atom): string {
+  const lines: string[] = [];
+  const loaded = `${atomCount} atom${atomCount === 1 ? '' : 's'} loaded`;
+  if (outcome.ok) {
+    lines.push(`${name} returned ${outcome.value === undefined ? 'undefined' : JSON.stringify(outcome.value)} in ${outcome.ms} ms (${loaded}).`);
+  } else {
+    const e = outcome.error;
+    const where = e.atom ? ` in ${e.atom}${e.line !== undefined ? ` at line ${e.line}` : ''}` : '';
+    lines.push(`${name} threw ${e.name}${where}: ${e.message} (after ${outcome.ms} ms; ${loaded}).`);
+    const hint = hintFor(e.name, e.message, target);
+    if (hint) lines.push(hint);
+    if (e.stack && e.stack.length > 1) lines.push('Stack:', ...e.stack.map((f) => `  ${f}`));
+  }
+  if (outcome.logs.length > 0) lines.push('Console:', ...outcome.logs.map((l) => `  [${l.level}] ${l.text}`));
+  return lines.join('\n');
+}
+
+/** What to do about the errors an agent most often causes itself. */
+function hintFor(name: string, message: string, target: Atom): string | undefined {
+  const undefinedName = /^'?([A-Za-z_$][\w$]*)'? is not defined$/.exec(message)?.[1];
+  if (name === 'ReferenceError' && undefinedName && /^[a-z][a-z0-9_]*$/.test(undefinedName)) {
+    return `If ${undefinedName} is an atom, list it in dependencies of the atom that calls it (${target.name} declares [${target.dependencies.join(', ')}]).`;
+  }
+  if (name === 'TimeoutError') return 'Look for a loop whose condition never becomes false, or raise timeout_ms if the work is really that long.';
+  return undefined;
+}
