@@ -38,7 +38,7 @@ const assets = [
   ['node_modules/@energetic-ai/core/dist/tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-simd.wasm'],
 ];
 
-rmSync(dist, { recursive: true, force: true });
+// No wipe of dist/ first: esbuild overwrites its outputs, and a test run reading dist/ meanwhile keeps working.
 mkdirSync(dist, { recursive: true });
 for (const [from, to] of assets) {
   if (existsSync(join(root, from))) cpSync(join(root, from), join(dist, to), { recursive: true });

@@ -12,6 +12,19 @@ export function parseArguments<S extends z.ZodRawShape>(tool: ToolDefinition<S>,
   if (typeof args !== 'object' || Array.isArray(args)) {
     throw errors.invalid(`arguments of ${tool.name} must be an object with ${describeKeys(tool)}`);
   }
+  // A JSON "__proto__" key holding an object arrives as the arguments' prototype: refuse it,
+  // so no argument can be supplied through the prototype chain.
+  const proto = Object.getPrototypeOf(args);
+  if (proto !== Object.prototype && proto !== null) {
+    throw errors.invalid(`invalid arguments for ${tool.name}: "__proto__" is not an argument; send a plain JSON object with ${describeKeys(tool)}`);
+  }
+  // Own keys first, for one clear message naming every unknown argument.
+  const unknown = Object.keys(args).filter((k) => !Object.prototype.hasOwnProperty.call(tool.input, k));
+  if (unknown.length > 0) {
+    throw errors.invalid(
+      `invalid arguments for ${tool.name}: unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; ${tool.name} takes ${describeKeys(tool)}`,
+    );
+  }
   const parsed = z.object(tool.input).strict().safeParse(args, { reportInput: true });
   if (parsed.success) return parsed.data;
   throw explain(tool, args as Record<string, unknown>, parsed.error.issues);
