@@ -1,7 +1,7 @@
 // Bundles the extension, the command line and the webview apps into dist/ with esbuild,
 // and copies the runtime assets (sql.js wasm, the embedding model) beside them.
 import * as esbuild from 'esbuild';
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,7 +21,10 @@ const nodeEntries = [
 ].filter(([entry]) => existsSync(join(root, entry)));
 
 /** Webview bundles (run in the browser): [entry, output]. */
-const webEntries = [].filter(([entry]) => existsSync(join(root, entry)));
+const webEntries = [
+  ['media/graph/main.ts', 'webview/graph.js'],
+  ['media/preview/main.ts', 'webview/preview.js'],
+].filter(([entry]) => existsSync(join(root, entry)));
 
 /** Runtime assets: [source in node_modules or the repo, destination under dist/]. */
 const assets = [
