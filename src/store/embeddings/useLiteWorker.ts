@@ -29,12 +29,12 @@ const config = workerData as WorkerConfig;
 async function loadModel(): Promise<EmbeddingsModel> {
   tf.setWasmPaths(config.wasmDir.endsWith('/') ? config.wasmDir : `${config.wasmDir}/`);
   const modelUrl = `file://${join(config.modelDir, 'model.json')}`;
-  const [model, vocabulary] = await Promise.all([
-    tf.loadGraphModel(modelUrl),
-    readFile(join(config.modelDir, 'vocab.json'), 'utf8').then((text) => JSON.parse(text)),
-    tf.ready(),
-  ]);
-  return new EmbeddingsModel({ model, vocabulary });
+  const vocabulary = readFile(join(config.modelDir, 'vocab.json'), 'utf8').then((text) => JSON.parse(text));
+  vocabulary.catch(() => {});
+  // The backend must be initialized before the model is loaded: loading runs tensor ops.
+  await tf.ready();
+  const model = await tf.loadGraphModel(modelUrl);
+  return new EmbeddingsModel({ model, vocabulary: await vocabulary });
 }
 
 const modelPromise = loadModel();

@@ -187,7 +187,7 @@ export class VectorIndex {
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       this.flush().catch(() => {});
-    }, this.options.flushDelayMs ?? 250);
+    }, this.options.flushDelayMs ?? 1000);
     this.flushTimer.unref?.();
   }
 
