@@ -1,0 +1,86 @@
+/**
+ * semantic_search as an agent uses it: the shipped server (dist/cli.js, with the model and the
+ * worker loaded from dist/) over stdio, on the real store.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { call, connectStdio } from '../support/server.js';
+import { tempDir } from '../support/tmp.js';
+import { GAME_ATOMS } from '../fixtures/game-atoms.js';
+
+/** The atoms in dependency order, so each upsert finds its dependencies. */
+function inDependencyOrder() {
+  const done = new Set<string>();
+  const out: typeof GAME_ATOMS = [];
+  while (out.length < GAME_ATOMS.length) {
+    for (const atom of GAME_ATOMS) {
+      if (!done.has(atom.name) && (atom.dependencies ?? []).every((d) => done.has(d))) {
+        out.push(atom);
+        done.add(atom.name);
+      }
+    }
+  }
+  return out;
+}
+
+test('semantic_search answers in the contract format, by meaning and by name, and survives losing its index', async () => {
+  const workspace = tempDir();
+  let { client, stderr } = await connectStdio(workspace);
+  try {
+    assert.match((await call(client, 'semantic_search', { query: 'jump' })).text, /^No atoms found matching: "jump"$/);
+    for (const atom of inDependencyOrder()) {
+      const result = await call(client, 'upsert_atom', { ...atom });
+      assert.equal(result.isError, false, result.text);
+    }
+
+    const jump = await call(client, 'semantic_search', { query: 'make the character go up' });
+    assert.equal(jump.isError, false, jump.text);
+    assert.match(jump.text, /^\/\/ player_jump \(feature\) \[similarity: \d\.\d{3}\]\n\/\/ Applies upward force when entity is grounded\n\/\/ Signature: \(velocity_y: number, is_grounded: boolean\) => number\n\/\/ Depends on: \[physics_config\]\nfunction player_jump\(/m);
+    assert.ok((jump.text.match(/^\/\/ \w+ \((core|feature|util)\) \[similarity: /gm) ?? []).length <= 5, 'default limit 5');
+
+    const clamp = await call(client, 'semantic_search', { query: 'math_clamp', limit: 3 });
+    assert.match(clamp.text, /^\/\/ math_clamp \(util\) \[similarity: \d\.\d{3}\]/);
+    assert.ok((clamp.text.match(/\[similarity: /g) ?? []).length <= 3);
+
+    const cores = await call(client, 'semantic_search', { query: 'velocity', type_filter: 'core', limit: 20 });
+    const types = [...cores.text.matchAll(/^\/\/ \w+ \((\w+)\) \[similarity: /gm)].map((m) => m[1]);
+    assert.ok(types.length > 0 && types.every((t) => t === 'core'), cores.text);
+
+    for (const limit of [0, 21, 2.5]) {
+      const bad = await call(client, 'semantic_search', { query: 'jump', limit });
+      assert.equal(bad.isError, true, `limit ${limit}`);
+      assert.match(bad.text, /^Error: /);
+    }
+    assert.equal((await call(client, 'semantic_search', { query: '' })).isError, true);
+
+    // Read your writes through the tool: a new atom is found right after its upsert.
+    const slide = {
+      name: 'wall_slide',
+      type: 'feature',
+      description: 'Slows the fall while the player presses against a wall',
+      inputs: [{ name: 'velocity_y', type: 'number' }],
+      outputs: [{ name: 'velocity_y', type: 'number' }],
+      code: 'function wall_slide(velocity_y) {\n  return Math.min(velocity_y, 120);\n}',
+    };
+    assert.equal((await call(client, 'upsert_atom', slide)).isError, false);
+    assert.match((await call(client, 'semantic_search', { query: 'wall_slide' })).text, /^\/\/ wall_slide \(feature\) \[similarity: \d\.\d{3}\]/);
+  } finally {
+    await client.close();
+  }
+  assert.doesNotMatch(stderr(), /embeddings unavailable/);
+
+  // The vector index is a cache: without it the server rebuilds it from the database.
+  const indexFile = join(workspace, '.atomic', 'vectors', 'index.json');
+  assert.ok(existsSync(indexFile));
+  rmSync(indexFile);
+  ({ client, stderr } = await connectStdio(workspace));
+  try {
+    const again = await call(client, 'semantic_search', { query: 'make the character go up' });
+    assert.match(again.text, /^\/\/ player_jump \(feature\) \[similarity: \d\.\d{3}\]/m);
+    assert.ok(existsSync(indexFile));
+  } finally {
+    await client.close();
+  }
+});
