@@ -8,6 +8,8 @@ import { AtomError } from './atoms/errors.js';
 import { McpHttpHost } from './mcp/http.js';
 import { discoverServer, runBridge } from './mcp/bridge.js';
 import { serveStdio } from './mcp/stdio.js';
+import { benchTools } from './mcp/tools/bench.js';
+import { allTools } from './mcp/tools/index.js';
 import { WorkspaceLockedError } from './store/lock.js';
 import { stderrLogger, type LogLevel } from './util/log.js';
 import { VERSION } from './version.js';
@@ -23,6 +25,14 @@ Serves the atoms of a workspace over MCP.
   --log-level L     how much to log on stderr (default info)
   --version, --help`;
 
+/**
+ * Hidden flag for `npm run bench` (test/bench/): `--bench-tools` adds two tools that do almost
+ * nothing (bench_noop, bench_echo_size) beside the product's, so a tool's round trip can be
+ * compared with the physical limit on the same server and transport. Off by default, and left
+ * out of the usage text: agents should never see these tools. With --stdio it never bridges,
+ * since the point is to measure this process.
+ */
+
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -32,6 +42,7 @@ async function main(argv: string[]): Promise<number> {
       port: { type: 'string', short: 'p' },
       stdio: { type: 'boolean' },
       'log-level': { type: 'string' },
+      'bench-tools': { type: 'boolean' },
       version: { type: 'boolean', short: 'v' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -51,8 +62,9 @@ async function main(argv: string[]): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) return fail(`--port must be a whole number from 0 to 65535`);
   const log = stderrLogger(level);
   const dir = resolve(values.workspace ?? process.cwd());
+  const tools = values['bench-tools'] ? [...allTools, ...benchTools] : allTools;
 
-  if (values.stdio) {
+  if (values.stdio && !values['bench-tools']) {
     // One writer per workspace: when VS Code (or another `serve`) already serves this folder, talk to it.
     const remote = await discoverServer(dir);
     if (remote) {
@@ -72,14 +84,14 @@ async function main(argv: string[]): Promise<number> {
   }
 
   if (values.stdio) {
-    await serveStdio(workspace, log);
+    await serveStdio(workspace, log, tools);
     await workspace.close();
     return 0;
   }
 
   let host: McpHttpHost;
   try {
-    host = await McpHttpHost.start(workspace, log, { port });
+    host = await McpHttpHost.start(workspace, log, { port, tools });
   } catch (err) {
     await workspace.close();
     const code = (err as NodeJS.ErrnoException).code;

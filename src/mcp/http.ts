@@ -16,6 +16,7 @@ import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';
 import { hasValidToken, isAllowedOrigin, isLoopbackHost, newToken } from './auth.js';
 import { createMcpServer, SessionRegistry } from './server.js';
+import type { ToolDefinition } from './tool.js';
 
 export interface HttpHostOptions {
   /** 0 (the default) picks a free port. */
@@ -29,6 +30,8 @@ export interface HttpHostOptions {
   sessionIdleMs?: number;
   /** Write `.atomic/server.json`; default true. */
   writeServerInfo?: boolean;
+  /** The tools each session offers; default every product tool (`allTools`). */
+  tools?: ToolDefinition[];
 }
 
 export interface ServerInfo {
@@ -155,7 +158,7 @@ export class McpHttpHost {
   }
 
   private async openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    const server = createMcpServer({ workspace: this.workspace, log: this.log, sessions: this.sessions });
+    const server = createMcpServer({ workspace: this.workspace, log: this.log, sessions: this.sessions, tools: this.options.tools });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {

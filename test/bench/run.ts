@@ -1,0 +1,66 @@
+/**
+ * `npm run bench`: runs every `test/bench/*.bench.ts` in turn and writes what they measured to
+ * bench-results/results.json and bench-results/results.md (also printed).
+ *
+ *   npm run bench                     every module, full sizes (100, 1,000 and 10,000 atoms)
+ *   npm run bench -- --quick          smaller sizes and fewer iterations (also BENCH_QUICK=1)
+ *   npm run bench -- tools scale      only the modules whose file name contains one of the words
+ *
+ * A module default-exports `async (options) => BenchSection | BenchSection[]` (report.ts). The
+ * machine is shared, so modules report ratios measured side by side, not absolute promises.
+ */
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { sectionMarkdown, type BenchModule, type BenchOptions, type BenchSection } from './report.js';
+import { RESULTS_DIR } from './workspaces.js';
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick') || process.env.BENCH_QUICK === '1';
+  if (quick) process.env.BENCH_QUICK = '1';
+  const only = args.filter((a) => !a.startsWith('--'));
+  const options: BenchOptions = { quick, log: (m) => process.stderr.write(`${m}\n`) };
+
+  const files = readdirSync(__dirname)
+    .filter((f) => f.endsWith('.bench.ts'))
+    .filter((f) => only.length === 0 || only.some((w) => f.includes(w)))
+    .sort();
+  const sections: BenchSection[] = [];
+  const failures: string[] = [];
+  for (const file of files) {
+    options.log(`\n== ${file}${quick ? ' (quick)' : ''}`);
+    const started = performance.now();
+    try {
+      const mod = (await import(join(__dirname, file))) as { default: BenchModule | { default: BenchModule } };
+      // tsx may wrap a CommonJS module's default export once more.
+      const run = typeof mod.default === 'function' ? mod.default : mod.default.default;
+      const result = await run(options);
+      sections.push(...(Array.isArray(result) ? result : [result]));
+      options.log(`== ${file} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    } catch (err) {
+      failures.push(`${file}: ${(err as Error).stack ?? err}`);
+      options.log(`== ${file} FAILED: ${(err as Error).stack ?? err}`);
+    }
+  }
+
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
+  const header = [
+    '# Atomic Coding benchmarks',
+    '',
+    `${new Date().toISOString()} on ${machine}${quick ? ' (quick mode: smaller sizes, fewer iterations)' : ''}.`,
+    'Times are round trips through the official MCP SDK client; ratios are to a no-op tool measured in the same run on the same server and transport.',
+    '',
+  ].join('\n');
+  const markdown = header + sections.map(sectionMarkdown).join('\n') + (failures.length ? `\n## Failed\n\n${failures.map((f) => `- ${f.split('\n')[0]}`).join('\n')}\n` : '');
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(
+    join(RESULTS_DIR, 'results.json'),
+    JSON.stringify({ at: new Date().toISOString(), machine, quick, sections, failures }, null, 2) + '\n',
+  );
+  writeFileSync(join(RESULTS_DIR, 'results.md'), markdown);
+  process.stdout.write(markdown);
+  if (failures.length) process.exitCode = 1;
+}
+
+void main();
