@@ -2,7 +2,7 @@
 // Node 24 from npm), Debian's chromium through playwright-core, and packaging the extension.
 // Plain Node ESM with no dependencies beyond playwright-core, so `npm start` and `npm run test:e2e` share it.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
@@ -59,13 +59,32 @@ export function vsixPath() {
   return join(root, `${name}-${version}.vsix`);
 }
 
-/** Builds the extension (minified) and packages it with vsce; returns the .vsix path. */
+/**
+ * Builds the extension (minified) and packages it with vsce; returns the .vsix path. Packaging runs on a
+ * private copy (.e2e/stage) of what the .vsix holds, so a build started elsewhere in the same checkout
+ * (it empties dist/ first) cannot pull files out from under vsce.
+ */
 export function buildAndPackage() {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  execFileSync(npm, ['run', 'build', '--silent', '--', '--production'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  const stage = join(root, '.e2e', 'stage');
+  for (let attempt = 1; ; attempt++) {
+    execFileSync(npm, ['run', 'build', '--silent', '--', '--production'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    rmSync(stage, { recursive: true, force: true });
+    mkdirSync(stage, { recursive: true });
+    try {
+      for (const entry of ['dist', 'media', 'package.json', '.vscodeignore', 'README.md', 'LICENSE', 'LICENSE.md', 'CHANGELOG.md']) {
+        if (existsSync(join(root, entry))) cpSync(join(root, entry), join(stage, entry), { recursive: true });
+      }
+      if (['extension.js', 'cli.js'].every((f) => existsSync(join(stage, 'dist', f)))) break;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+    if (attempt >= 3) throw new Error('dist/ kept changing while it was copied (another build running?); try again');
+    log('dist/ changed while it was copied (another build in this checkout?); building again');
+  }
   const vsix = vsixPath();
   execFileSync(join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', vsix], {
-    cwd: root,
+    cwd: stage,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   return vsix;
@@ -93,6 +112,7 @@ const USER_SETTINGS = {
   'security.workspace.trust.enabled': false,
   'chat.mcp.discovery.enabled': false,
   'workbench.colorTheme': 'Default Dark Modern',
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
 };
 
 /**

@@ -15,7 +15,7 @@ import { McpHttpHost } from '../../src/mcp/http.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import { silentLogger } from '../../src/util/log.js';
 
-const root = join(import.meta.dirname, '..', '..');
+const root = join(__dirname, '..', '..');
 
 function stdioClient(dir: string): Promise<Client> {
   const client = new Client({ name: 'agent', version: '1.0.0' });

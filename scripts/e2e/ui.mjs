@@ -1,0 +1,204 @@
+// The UI run: the packaged .vsix installed into a fresh code-server, driven through Chromium like a person
+// would: open the Atomic Coding view, read the tree, open an atom, edit and save it (accepted and refused),
+// delete through the context menu and its confirmation, watch an agent's change arrive, and see the
+// welcome view of an empty folder. Every step checks what is on screen and takes a screenshot into
+// .e2e/screenshots/. Usage: node scripts/e2e/ui.mjs [--no-build] ; exit code 0 = every check passed.
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildAndPackage, ensureInstalled, installVsix, launchBrowser, log, newRunDir, root, startCodeServer, vsixPath, workbenchUrl } from './lib.mjs';
+import { callTool, connectCli, seedSample, SAMPLE_ATOMS } from './sample.mjs';
+
+const shots = join(root, '.e2e', 'screenshots');
+const results = [];
+
+function check(name, ok, detail = '') {
+  results.push({ name, ok: !!ok });
+  log(`${ok ? 'PASS' : 'FAIL'} ${name}${detail ? ` ${detail}` : ''}`);
+}
+
+const clean = (s) => s.replace(/\u00a0/g, ' ');
+
+async function shot(page, name) {
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(shots, name) });
+  log(`screenshot ${name}`);
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+}
+
+async function editorText(page) {
+  return clean((await page.locator('.editor-instance .view-lines').first().innerText()) ?? '');
+}
+
+/** Replace-all in the active editor through the Find/Replace widget, as a person would. */
+async function replaceInEditor(page, find, replace) {
+  await page.locator('.editor-instance .view-lines').first().click();
+  await page.keyboard.press('Control+H');
+  const findInput = page.locator('.find-widget .find-part textarea, .find-widget .find-part input').first();
+  await findInput.waitFor({ state: 'visible', timeout: 10_000 });
+  await findInput.fill(find);
+  const replaceInput = page.locator('.find-widget .replace-part textarea, .find-widget .replace-part input').first();
+  await replaceInput.fill(replace);
+  await page.keyboard.press('Control+Alt+Enter');
+  await page.keyboard.press('Escape');
+}
+
+async function readAtomThroughCli(folder, name) {
+  const client = await connectCli(folder);
+  try {
+    return await callTool(client, 'read_atoms', { names: [name] });
+  } finally {
+    await client.close();
+  }
+}
+
+export async function runUi({ build = true } = {}) {
+  const t0 = Date.now();
+  if (!process.env.ATOMIC_E2E_SKIP_INSTALL) ensureInstalled();
+  const vsix = build ? buildAndPackage() : vsixPath();
+  rmSync(shots, { recursive: true, force: true });
+  mkdirSync(shots, { recursive: true });
+  const runDir = newRunDir('ui');
+  installVsix(vsix, join(runDir, 'ext'), join(runDir, 'ud'));
+  const folder = join(runDir, 'jumping-cube');
+  mkdirSync(folder);
+  await seedSample(folder);
+  const empty = join(runDir, 'empty-project');
+  mkdirSync(empty);
+  const server = await startCodeServer({ runDir, folder });
+  log(`code-server ${server.url} (run dir ${runDir}) after ${Date.now() - t0} ms`);
+  let browser;
+  try {
+    browser = await launchBrowser(runDir);
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    page.on('pageerror', (e) => log('pageerror', e.message));
+    await page.goto(workbenchUrl(server.url, folder));
+    await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: 90_000 });
+
+    // 1. The activity-bar container and the tree of atoms grouped by type.
+    const container = page.locator('.part.activitybar .action-item a[aria-label^="Atomic Coding"]').first();
+    await container.waitFor({ timeout: 60_000 });
+    await container.click();
+    const row = (label) => page.locator('.part.sidebar .monaco-list-row', { has: page.locator(`.monaco-icon-label[aria-label="${label}"]`) }).first();
+    await row('player_jump').waitFor({ timeout: 60_000 });
+    const rows = (await page.locator('.part.sidebar .monaco-list-row').allInnerTexts()).map(clean);
+    const groups = ['core', 'feature', 'util'].filter((g) => rows.some((r) => r.startsWith(g)));
+    check('tree groups atoms by type', groups.length === 3, JSON.stringify(groups));
+    check('tree lists every sample atom', SAMPLE_ATOMS.every((a) => rows.some((r) => r.includes(a.name))), `${rows.length} rows`);
+    const jumpRow = clean(await row('player_jump').innerText());
+    check('an atom row shows its signature', jumpRow.includes('(velocity_y: number, is_grounded: boolean) => number'), JSON.stringify(jumpRow));
+    const status = clean(await page.locator('.part.statusbar .statusbar-item', { hasText: 'atoms' }).first().innerText());
+    check('status bar shows the number of atoms', status.includes(`${SAMPLE_ATOMS.length} atoms`), JSON.stringify(status));
+    await row('player_jump').hover();
+    const hover = page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'version' }).first();
+    await hover.waitFor({ timeout: 10_000 }).catch(() => {});
+    const hoverText = clean((await hover.innerText().catch(() => '')) ?? '');
+    check("an atom's tooltip shows its description and version", hoverText.includes('Applies upward force') && hoverText.includes('version 1'), JSON.stringify(hoverText.slice(0, 80)));
+    await shot(page, '1-atom-tree.png');
+
+    // 2. Opening an atom: a normal JavaScript editor with the JSDoc header above the code.
+    await row('player_jump').click();
+    await page.locator('.tabs-container .tab', { hasText: 'player_jump.js' }).waitFor({ timeout: 20_000 });
+    await page.locator('.editor-instance .view-lines', { hasText: '@kind feature' }).first().waitFor({ timeout: 20_000 });
+    const opened = await editorText(page);
+    check('the atom opens in an editor with its header and code', opened.includes('@param {number} velocity_y') && opened.includes('function player_jump('), JSON.stringify(opened.slice(0, 120)));
+    await shot(page, '2-atom-editor.png');
+
+    // 3. Edit and save: the change reaches the store (read back through the command line, which
+    //    bridges to the extension's server because VS Code owns the workspace).
+    await replaceInEditor(page, 'physics_config().jump_force;', 'physics_config().jump_force * 1.5;');
+    await page.keyboard.press('Control+S');
+    await page.locator('.tabs-container .tab.dirty').waitFor({ state: 'detached', timeout: 15_000 }).catch(() => {});
+    const saved = await readAtomThroughCli(folder, 'player_jump');
+    check('a saved edit is in the store (read through the CLI bridge)', saved.includes('jump_force * 1.5') && /player_jump \(feature\) v2/.test(saved), JSON.stringify(saved.slice(0, 80)));
+    await shot(page, '3-saved-edit.png');
+
+    // 4. A refused save: the reason is shown, the text stays in the editor, the store is unchanged.
+    await replaceInEditor(page, 'function player_jump(', 'function player_jumps(');
+    await page.keyboard.press('Control+S');
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'player_jump' }).first();
+    await toast.waitFor({ timeout: 15_000 });
+    const toastText = clean(await toast.innerText());
+    check('a refused save shows the reason', /named "player_jumps" but the atom is "player_jump"/.test(toastText), JSON.stringify(toastText));
+    check('the editor keeps the refused text', (await editorText(page)).includes('function player_jumps('));
+    check('the store is unchanged after a refused save', /v2 ===/.test(await readAtomThroughCli(folder, 'player_jump')));
+    await shot(page, '4-refused-save.png');
+    await runCommand(page, 'File: Revert File');
+    await page.keyboard.press('Escape');
+
+    // 5. Context menu: Delete Atom refuses an atom in use and deletes a leaf after confirmation.
+    await row('math_clamp').click({ button: 'right' });
+    await page.locator('.monaco-menu .action-item', { hasText: 'Delete Atom' }).first().click();
+    const inUse = page.locator('.notifications-toasts .notification-toast', { hasText: 'Cannot delete "math_clamp"' }).first();
+    await inUse.waitFor({ timeout: 15_000 });
+    check('deleting an atom in use names its dependents', (await inUse.innerText()).includes('used by [apply_gravity]'));
+    await row('game_loop').click({ button: 'right' });
+    await page.locator('.monaco-menu .action-item', { hasText: 'Delete Atom' }).first().click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 15_000 });
+    check('Delete Atom asks for confirmation', clean(await dialog.innerText()).includes('Delete the atom "game_loop"?'));
+    await shot(page, '5-delete-confirmation.png');
+    await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
+    await row('game_loop').waitFor({ state: 'detached', timeout: 15_000 });
+    check('the deleted atom leaves the tree', true);
+
+    // 6. An agent's change (through the CLI bridge) appears in the tree at once.
+    const client = await connectCli(folder);
+    try {
+      await callTool(client, 'upsert_atom', {
+        name: 'score_counter',
+        type: 'feature',
+        description: 'Adds one point per jump',
+        inputs: [{ name: 'score', type: 'number' }],
+        outputs: [{ name: 'next', type: 'number' }],
+        code: 'function score_counter(score) {\n  return score + 1;\n}\n',
+      });
+    } finally {
+      await client.close();
+    }
+    await row('score_counter').waitFor({ timeout: 15_000 });
+    check("an agent's new atom appears in the tree", clean(await row('score_counter').innerText()).includes('(score: number) => number'));
+    await shot(page, '6-agent-change.png');
+
+    // 7. An empty folder shows the welcome view with its buttons.
+    const second = await browser.newPage();
+    await second.goto(workbenchUrl(server.url, empty));
+    const container2 = second.locator('.part.activitybar .action-item a[aria-label^="Atomic Coding"]').first();
+    await container2.waitFor({ timeout: 60_000 });
+    await container2.click();
+    await second.mouse.move(700, 600);
+    const welcome = second.locator('.welcome-view-content', { hasText: 'no atoms yet' }).first();
+    await welcome.waitFor({ timeout: 30_000 });
+    const welcomeText = clean(await welcome.innerText());
+    check('an empty folder shows the welcome view with New Atom', welcomeText.includes('New Atom') && welcomeText.includes('Connect Other Agents'), JSON.stringify(welcomeText.slice(0, 100)));
+    await shot(second, '7-welcome-view.png');
+  } catch (err) {
+    log(`ERROR ${err.stack ?? err}`);
+    results.push({ name: 'no unexpected error', ok: false });
+    const page = browser?.pages().at(-1);
+    if (page) await page.screenshot({ path: join(shots, 'failure.png') }).catch(() => {});
+  } finally {
+    await browser?.close().catch(() => {});
+    server.stop();
+  }
+  const failed = results.filter((r) => !r.ok).length;
+  log(`UI run: ${results.length - failed} checks passed, ${failed} failed, after ${Date.now() - t0} ms; screenshots in ${shots}`);
+  return failed || results.length === 0 ? 1 : 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runUi({ build: !process.argv.includes('--no-build') }).then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
