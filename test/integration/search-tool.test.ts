@@ -27,7 +27,8 @@ function inDependencyOrder() {
 
 test('semantic_search answers in the contract format, by meaning and by name, and survives losing its index', async () => {
   const workspace = tempDir();
-  let { client, stderr } = await connectStdio(workspace);
+  const first = await connectStdio(workspace);
+  let client = first.client;
   try {
     assert.match((await call(client, 'semantic_search', { query: 'jump' })).text, /^No atoms found matching: "jump"$/);
     for (const atom of inDependencyOrder()) {
@@ -69,13 +70,13 @@ test('semantic_search answers in the contract format, by meaning and by name, an
   } finally {
     await client.close();
   }
-  assert.doesNotMatch(stderr(), /embeddings unavailable/);
+  assert.doesNotMatch(first.stderr(), /embeddings unavailable/);
 
   // The vector index is a cache: without it the server rebuilds it from the database.
   const indexFile = join(workspace, '.atomic', 'vectors', 'index.json');
   assert.ok(existsSync(indexFile));
   rmSync(indexFile);
-  ({ client, stderr } = await connectStdio(workspace));
+  client = (await connectStdio(workspace)).client;
   try {
     const again = await call(client, 'semantic_search', { query: 'make the character go up' });
     assert.match(again.text, /^\/\/ player_jump \(feature\) \[similarity: \d\.\d{3}\]/m);
