@@ -10,8 +10,10 @@ import { ATOM_SCHEME, AtomFileSystemProvider } from './views/atomFileSystem.js';
 import { AtomTreeProvider, type AtomNode } from './views/atomTree.js';
 import { registerCommands } from './views/commands.js';
 import { chooseFolder } from './views/folder.js';
+import { registerGraphCommand } from './views/graphPanel.js';
 import { registerMcpProvider } from './views/mcpProvider.js';
 import { outputLogger } from './views/outputLog.js';
+import { registerPreviewCommands } from './views/previewPanel.js';
 import { AtomSession } from './views/session.js';
 import { AtomStatusBar } from './views/statusBar.js';
 
@@ -96,7 +98,8 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
       vscode.commands.registerCommand('atomicCoding.showOutput', () => channel.show(true)),
     );
   }
-  registerLaterIssueCommands(context);
+  const panels = { session, extensionUri: context.extensionUri, log };
+  context.subscriptions.push(registerGraphCommand(panels), ...registerPreviewCommands(panels));
 
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms`);
@@ -108,23 +111,6 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
       })
     : Promise.resolve(activationMs);
   return { session, tree, treeView, statusBar, activationMs, ready };
-}
-
-/**
- * Show Dependency Graph and Open Live Preview are built by the graph/preview issue. Until its panels
- * exist the commands say so instead of failing with "command not found".
- */
-function registerLaterIssueCommands(context: vscode.ExtensionContext): void {
-  for (const [id, what] of [
-    ['showGraph', 'The dependency graph'],
-    ['openPreview', 'The live preview'],
-  ] as const) {
-    context.subscriptions.push(
-      vscode.commands.registerCommand(`atomicCoding.${id}`, () =>
-        vscode.window.showInformationMessage(`Atomic Coding: ${what} arrives with the graph/preview issue.`),
-      ),
-    );
-  }
 }
 
 export async function deactivate(): Promise<void> {

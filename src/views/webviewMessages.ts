@@ -80,7 +80,9 @@ export type PreviewToHost =
   | ({ type: 'console'; level: ConsoleLevel; text: string } & BundleLocation)
   | ({ type: 'runtimeError'; message: string; stack: string | null } & BundleLocation)
   /** The user asked to open the preview in an external browser. */
-  | { type: 'openExternal' };
+  | { type: 'openExternal' }
+  /** The user clicked the atom an error or a console line came from. */
+  | { type: 'openAtom'; name: string; line: number | null };
 
 // ---- guards -----------------------------------------------------------------------------------
 
@@ -126,6 +128,8 @@ export function isPreviewToHost(m: unknown): m is PreviewToHost {
       return true;
     case 'loaded':
       return isCount(m.generation);
+    case 'openAtom':
+      return isString(m.name, 256) && isLine(m.line);
     case 'console':
       return LEVELS.includes(m.level as ConsoleLevel) && isString(m.text) && isLocation(m);
     case 'runtimeError':

@@ -1,0 +1,296 @@
+/**
+ * The dependency-graph webview: cytoscape draws the atoms, cytoscape-dagre lays them out in layers
+ * (an atom above what it depends on). It follows the VS Code theme through its CSS variables, updates in
+ * place when the host sends a new snapshot (the user's zoom and position stay), and reports each render
+ * with its timing. Messages are the typed protocol in src/views/webviewMessages.ts.
+ */
+import cytoscape from 'cytoscape';
+import dagre from 'cytoscape-dagre';
+import type { GraphSnapshot, GraphToHost, GraphViewMode } from '../../src/views/webviewMessages.js';
+import { isHostToGraph } from '../../src/views/webviewMessages.js';
+import { cycleEdges, diffGraph, GraphIndex, searchNames } from './model.js';
+import { graphStyle, readTheme } from './theme.js';
+
+cytoscape.use(dagre);
+
+declare function acquireVsCodeApi(): { postMessage(message: GraphToHost): void; setState(s: unknown): void; getState(): unknown };
+const vscode = acquireVsCodeApi();
+const post = (m: GraphToHost) => vscode.postMessage(m);
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const container = $('graph');
+const status = $('status');
+const search = $<HTMLInputElement>('search');
+const names = $<HTMLDataListElement>('names');
+const modeSelect = $<HTMLSelectElement>('mode');
+const impactButton = $<HTMLButtonElement>('impact');
+const hint = $('hint');
+
+/** Above this many atoms, cheaper rendering: no labels when zoomed out, textures while panning. */
+const LARGE = 300;
+
+let snapshot: GraphSnapshot = { atoms: [], cycles: [], unused: [], entry: null };
+let index = new GraphIndex(snapshot);
+let selected: string | null = null;
+let mode: GraphViewMode = 'graph';
+let impact = false;
+const hiddenTypes = new Set<string>();
+
+const cy = cytoscape({
+  container,
+  style: graphStyle(readTheme()),
+  wheelSensitivity: 0.3,
+  minZoom: 0.05,
+  maxZoom: 4,
+  boxSelectionEnabled: false,
+  selectionType: 'single',
+});
+
+// ---- drawing --------------------------------------------------------------------------------
+
+function applySnapshot(next: GraphSnapshot, focus?: string): void {
+  const started = performance.now();
+  const update = cy.nodes().length > 0;
+  const diff = diffGraph(new Set(cy.nodes().map((n) => n.id())), new Set(cy.edges().map((e) => e.id())), next);
+  snapshot = next;
+  index = new GraphIndex(next);
+  const large = next.atoms.length > LARGE;
+  cy.batch(() => {
+    for (const id of diff.removedEdges) cy.getElementById(id).remove();
+    for (const name of diff.removedNodes) cy.getElementById(name).remove();
+    cy.add(diff.addedNodes.map((name) => ({ group: 'nodes' as const, data: { id: name } })));
+    cy.add(diff.addedEdges.map((e) => ({ group: 'edges' as const, data: { id: e.id, source: e.source, target: e.target } })));
+    const unused = new Set(next.unused);
+    const onCycle = new Set(next.cycles.flat());
+    for (const a of next.atoms) {
+      const node = cy.getElementById(a.name);
+      node.data({ label: a.name, type: a.type, signature: a.signature, description: a.description ?? '', version: a.version });
+      node.classes([`t-${a.type}`, unused.has(a.name) ? 'unused' : '', a.name === next.entry ? 'entry' : '', onCycle.has(a.name) ? 'cycle' : ''].filter(Boolean));
+    }
+    const cyc = cycleEdges(next);
+    cy.edges().forEach((e) => {
+      e.toggleClass('cycle', cyc.has(e.id()));
+    });
+  });
+  names.replaceChildren(...next.atoms.map((a) => Object.assign(document.createElement('option'), { value: a.name })));
+  if (selected && !index.has(selected)) selected = null;
+  if (focus && index.has(focus)) selected = focus;
+  // Rendering is cheaper when big: fewer pixels, labels hidden when small, textures while moving.
+  // (renderer() is cytoscape's own, outside its typings.)
+  const r = (cy as unknown as { renderer(): { options?: Record<string, unknown> } }).renderer();
+  if (r.options) Object.assign(r.options, { textureOnViewport: large, hideEdgesOnViewport: large, hideLabelsOnViewport: large });
+  const layoutStarted = performance.now();
+  const needsLayout = !update || diff.structural;
+  const finish = () => {
+    const layoutMs = performance.now() - layoutStarted;
+    refreshHighlight();
+    if (focus && selected) cy.center(cy.getElementById(selected));
+    afterRender(() => {
+      const ms = performance.now() - started;
+      post({ type: 'rendered', nodes: cy.nodes().length, edges: cy.edges().length, ms: round(ms), layoutMs: round(needsLayout ? layoutMs : 0), update });
+      status.dataset.renderMs = String(round(ms));
+    });
+  };
+  if (needsLayout) runLayout(!update, finish);
+  else finish();
+}
+
+/** Lays out what is visible; `fit` only on the first draw, so the user's zoom and position are kept. */
+function runLayout(fit: boolean, done: () => void): void {
+  const eles = cy.elements().not('.hidden');
+  const big = eles.nodes().length > LARGE;
+  const layout = eles.layout({
+    name: 'dagre',
+    rankDir: 'TB',
+    nodeSep: 24,
+    rankSep: 60,
+    edgeSep: 8,
+    // Network simplex gives the tidiest layers; longest-path is much faster on big graphs.
+    ranker: big ? 'longest-path' : 'network-simplex',
+    fit,
+    padding: 30,
+    animate: false,
+  } as cytoscape.LayoutOptions);
+  layout.one('layoutstop', () => done());
+  layout.run();
+}
+
+/** Runs `then` once cytoscape has drawn the current state on screen. */
+function afterRender(then: () => void): void {
+  let called = false;
+  const go = () => {
+    if (called) return;
+    called = true;
+    requestAnimationFrame(() => then());
+  };
+  cy.one('render', go);
+  // Nothing to draw (no change): cytoscape may not render at all.
+  requestAnimationFrame(() => requestAnimationFrame(go));
+}
+
+// ---- selection, impact, filters, trees ----------------------------------------------------------
+
+function refreshHighlight(): void {
+  const node = selected ? cy.getElementById(selected) : undefined;
+  const treeRoot = mode !== 'graph' && selected ? selected : null;
+  cy.batch(() => {
+    cy.elements().removeClass('faded highlight selected-node impacted hidden');
+    // Type filter and tree modes hide; the others fade.
+    cy.nodes().forEach((n) => {
+      if (hiddenTypes.has(n.data('type'))) n.addClass('hidden');
+    });
+    if (treeRoot) {
+      const keep = new Set(index.treeMembers(treeRoot, mode as Exclude<GraphViewMode, 'graph'>));
+      cy.nodes().forEach((n) => {
+        if (!keep.has(n.id())) n.addClass('hidden');
+      });
+    }
+    cy.edges().forEach((e) => {
+      if (e.source().hasClass('hidden') || e.target().hasClass('hidden')) e.addClass('hidden');
+    });
+    if (!node || node.empty()) return;
+    node.addClass('selected-node');
+    let lit: cytoscape.CollectionReturnValue;
+    if (impact) {
+      const affected = new Set(index.impact(node.id()));
+      lit = cy.nodes().filter((n) => affected.has(n.id())).union(node);
+      lit.nodes().not(node).addClass('impacted');
+      lit = lit.union(lit.edgesWith(lit));
+    } else {
+      lit = node.closedNeighborhood();
+    }
+    cy.elements().not(lit).addClass('faded');
+    lit.not(node).addClass('highlight');
+  });
+  updateStatus();
+}
+
+function updateStatus(): void {
+  const visible = cy.nodes().not('.hidden');
+  const parts = [`${snapshot.atoms.length} atoms`, `${cy.edges().length} dependencies`];
+  if (snapshot.unused.length) parts.push(`${snapshot.unused.length} unused`);
+  if (snapshot.cycles.length) parts.push(`${snapshot.cycles.length} cycle${snapshot.cycles.length > 1 ? 's' : ''}: ${snapshot.cycles.map((c) => c.join(' → ')).join('; ')}`);
+  if (visible.length !== snapshot.atoms.length) parts.push(`${visible.length} shown`);
+  let highlighted = 0;
+  if (selected && index.has(selected)) {
+    const { dependencies, dependents } = index.neighbourhood(selected);
+    if (impact) {
+      const affected = index.impact(selected);
+      highlighted = affected.length;
+      parts.push(`changing ${selected} affects ${affected.length} atom${affected.length === 1 ? '' : 's'}${affected.length ? `: ${affected.slice(0, 12).join(', ')}${affected.length > 12 ? ', …' : ''}` : ''}`);
+    } else {
+      highlighted = dependencies.length + dependents.length;
+      parts.push(`${selected} uses ${dependencies.length}, used by ${dependents.length}`);
+    }
+  }
+  status.textContent = parts.join(' · ');
+  status.dataset.nodes = String(cy.nodes().length);
+  status.dataset.edges = String(cy.edges().length);
+  status.dataset.selected = selected ?? '';
+  status.dataset.highlighted = String(highlighted);
+  status.dataset.faded = String(cy.elements('.faded').length);
+  hint.hidden = !(mode !== 'graph' && !selected);
+  impactButton.setAttribute('aria-pressed', String(impact));
+}
+
+function select(name: string | null, center = false): void {
+  selected = name && index.has(name) ? name : null;
+  const wasTree = mode !== 'graph';
+  refreshHighlight();
+  if (wasTree) runLayout(true, () => {});
+  else if (center && selected) cy.animate({ center: { eles: cy.getElementById(selected) }, duration: 200 });
+  post({ type: 'selected', name: selected, highlighted: Number(status.dataset.highlighted ?? 0) });
+  vscode.setState({ selected, mode, impact });
+}
+
+function setMode(next: GraphViewMode): void {
+  mode = next;
+  modeSelect.value = next;
+  refreshHighlight();
+  runLayout(true, () => {});
+  vscode.setState({ selected, mode, impact });
+}
+
+cy.on('tap', 'node', (e) => select(e.target.id()));
+cy.on('tap', (e) => {
+  if (e.target === cy) select(null);
+});
+cy.on('dbltap', 'node', (e) => post({ type: 'open', name: e.target.id() }));
+cy.on('mouseover', 'node', (e) => {
+  const d = e.target.data();
+  container.title = `${d.label} (${d.type}) v${d.version}\n${d.signature}${d.description ? `\n${d.description}` : ''}\nDouble-click to open`;
+});
+cy.on('mouseout', 'node', () => (container.title = ''));
+
+search.addEventListener('input', () => {
+  const matches = new Set(searchNames(index.dependencies.keys(), search.value).slice(0, 50));
+  cy.batch(() => cy.nodes().forEach((n) => void n.toggleClass('match', matches.has(n.id()))));
+});
+search.addEventListener('keydown', (e) => {
+  if (e.key !== 'Enter') return;
+  const [first] = searchNames(index.dependencies.keys(), search.value);
+  if (first) select(first, true);
+});
+for (const box of document.querySelectorAll<HTMLInputElement>('input[data-type]')) {
+  box.addEventListener('change', () => {
+    if (box.checked) hiddenTypes.delete(box.dataset.type!);
+    else hiddenTypes.add(box.dataset.type!);
+    refreshHighlight();
+  });
+}
+modeSelect.addEventListener('change', () => setMode(modeSelect.value as GraphViewMode));
+impactButton.addEventListener('click', () => {
+  impact = !impact;
+  refreshHighlight();
+  vscode.setState({ selected, mode, impact });
+});
+$('fit').addEventListener('click', () => cy.fit(cy.elements().not('.hidden'), 30));
+
+// ---- theme ----------------------------------------------------------------------------------
+
+// VS Code swaps the body's class (vscode-light, vscode-dark, vscode-high-contrast) on a theme change.
+new MutationObserver(() => cy.style(graphStyle(readTheme()))).observe(document.body, { attributes: true, attributeFilter: ['class', 'style'] });
+
+// ---- messages -------------------------------------------------------------------------------
+
+window.addEventListener('message', (event: MessageEvent) => {
+  const m: unknown = event.data;
+  if (!isHostToGraph(m)) return;
+  try {
+    if (m.type === 'graph') applySnapshot(m.snapshot, m.focus);
+    else {
+      if (m.mode) mode = m.mode;
+      modeSelect.value = mode;
+      select(m.name, true);
+    }
+  } catch (err) {
+    post({ type: 'error', message: (err as Error).stack ?? String(err) });
+  }
+});
+
+const saved = vscode.getState() as { selected?: string | null; mode?: GraphViewMode; impact?: boolean } | undefined;
+if (saved) {
+  selected = saved.selected ?? null;
+  mode = saved.mode ?? 'graph';
+  impact = !!saved.impact;
+  modeSelect.value = mode;
+}
+
+/**
+ * For the end-to-end tests, which click nodes like a person does: where a node is drawn, in CSS pixels
+ * relative to the graph's container. Read-only; it changes nothing.
+ */
+(window as unknown as { atomicGraph: unknown }).atomicGraph = {
+  positionOf: (name: string) => {
+    const n = cy.getElementById(name);
+    return n.empty() ? null : n.renderedPosition();
+  },
+  viewport: () => ({ zoom: cy.zoom(), pan: cy.pan() }),
+  classesOf: (name: string) => cy.getElementById(name).classes(),
+};
+
+post({ type: 'ready' });
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}

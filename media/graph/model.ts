@@ -1,0 +1,99 @@
+/**
+ * The graph webview's pure part: which nodes and edges a snapshot has, what changed between two
+ * snapshots, and the sets that a click, the impact control and the tree modes light up. No DOM and no
+ * cytoscape here, so it is unit-tested in Node.
+ */
+import { dependentsMap, reachable } from '../../src/atoms/graph.js';
+import type { GraphSnapshot, GraphViewMode } from '../../src/views/webviewMessages.js';
+
+/** An edge from an atom to one of its dependencies; its id is stable across snapshots. */
+export interface EdgeSpec {
+  id: string;
+  source: string;
+  target: string;
+}
+
+export function edgeId(source: string, target: string): string {
+  return `${source}->${target}`;
+}
+
+export function edgesOf(snapshot: GraphSnapshot): EdgeSpec[] {
+  const names = new Set(snapshot.atoms.map((a) => a.name));
+  return snapshot.atoms.flatMap((a) =>
+    a.dependencies.filter((d) => names.has(d)).map((d) => ({ id: edgeId(a.name, d), source: a.name, target: d })),
+  );
+}
+
+/** Edges that lie on one of the snapshot's cycles. */
+export function cycleEdges(snapshot: GraphSnapshot): Set<string> {
+  const out = new Set<string>();
+  for (const cycle of snapshot.cycles) for (let i = 0; i + 1 < cycle.length; i++) out.add(edgeId(cycle[i]!, cycle[i + 1]!));
+  return out;
+}
+
+export interface GraphDiff {
+  addedNodes: string[];
+  removedNodes: string[];
+  addedEdges: EdgeSpec[];
+  removedEdges: string[];
+  /** True when nodes or edges came or went, so the layout must be computed again. */
+  structural: boolean;
+}
+
+/** What turns the drawn graph (`nodes`, `edges` ids) into `next`. */
+export function diffGraph(nodes: ReadonlySet<string>, edges: ReadonlySet<string>, next: GraphSnapshot): GraphDiff {
+  const nextNodes = new Set(next.atoms.map((a) => a.name));
+  const nextEdges = edgesOf(next);
+  const nextEdgeIds = new Set(nextEdges.map((e) => e.id));
+  const addedNodes = [...nextNodes].filter((n) => !nodes.has(n));
+  const removedNodes = [...nodes].filter((n) => !nextNodes.has(n));
+  const addedEdges = nextEdges.filter((e) => !edges.has(e.id));
+  const removedEdges = [...edges].filter((e) => !nextEdgeIds.has(e));
+  const structural = addedNodes.length + removedNodes.length + addedEdges.length + removedEdges.length > 0;
+  return { addedNodes, removedNodes, addedEdges, removedEdges, structural };
+}
+
+/** Dependency and dependent maps of a snapshot, for the traversals below. */
+export class GraphIndex {
+  readonly dependencies: Map<string, string[]>;
+  readonly dependents: Map<string, string[]>;
+
+  constructor(snapshot: GraphSnapshot) {
+    this.dependencies = new Map(snapshot.atoms.map((a) => [a.name, a.dependencies]));
+    this.dependents = dependentsMap(this.dependencies);
+  }
+
+  has(name: string): boolean {
+    return this.dependencies.has(name);
+  }
+
+  /** A click: the atom, what it uses and what uses it, directly. */
+  neighbourhood(name: string): { dependencies: string[]; dependents: string[] } {
+    return { dependencies: [...(this.dependencies.get(name) ?? [])], dependents: [...(this.dependents.get(name) ?? [])] };
+  }
+
+  /** Everything a change to `name` can affect: every atom that depends on it, transitively. */
+  impact(name: string): string[] {
+    return reachable(this.dependents, name);
+  }
+
+  /** Everything `name` needs, transitively. */
+  needs(name: string): string[] {
+    return reachable(this.dependencies, name);
+  }
+
+  /** The atoms a tree mode shows for `root`: the root and what it needs, or what needs it. */
+  treeMembers(root: string, mode: Exclude<GraphViewMode, 'graph'>): string[] {
+    return [root, ...(mode === 'needs' ? this.needs(root) : this.impact(root))];
+  }
+}
+
+/** Names matching a search box text: exact first, then prefix, then substring; case-insensitive. */
+export function searchNames(names: Iterable<string>, query: string): string[] {
+  const q = query.trim().toLowerCase();
+  if (!q) return [];
+  const rank = (n: string) => (n === q ? 0 : n.startsWith(q) ? 1 : 2);
+  return [...names]
+    .filter((n) => n.includes(q))
+    .sort((a, b) => rank(a) - rank(b) || a.length - b.length || (a < b ? -1 : 1));
+}

@@ -1,0 +1,144 @@
+/**
+ * The live preview webview. It runs latest.js inside a sandboxed frame (scripts only, no access to this
+ * page or to VS Code) built from the workspace's page or the built-in canvas page, and starts it again
+ * after every successful build. The frame's console output and runtime errors arrive from the prelude
+ * script; each is tied to its atom (BundleMap), shown in the console panel and sent to the host's
+ * output channel. A failed build replaces the frame with the error, so no stale page looks fine.
+ */
+import { BundleMap, describeLocation } from '../../src/preview/bundleMap.js';
+import { composePage, inlineBundleTag, preludeScript, type PreludeReport } from '../../src/preview/page.js';
+import type { BundleLocation, HostToPreview, PreviewBuild, PreviewToHost } from '../../src/views/webviewMessages.js';
+import { isHostToPreview } from '../../src/views/webviewMessages.js';
+
+declare function acquireVsCodeApi(): { postMessage(message: PreviewToHost): void };
+const vscode = acquireVsCodeApi();
+const post = (m: PreviewToHost) => vscode.postMessage(m);
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const stage = $('stage');
+const state = $('state');
+const failure = $<HTMLPreElement>('build-error');
+const consoleList = $('console-list');
+const consoleCount = $('console-count');
+const external = $<HTMLAnchorElement>('external-url');
+/** The nonce of this page's CSP; the frame inherits the policy, so its scripts carry the same nonce. */
+const nonce = (document.currentScript as HTMLScriptElement | null)?.nonce ?? '';
+
+const MAX_ENTRIES = 500;
+let frame: HTMLIFrameElement | undefined;
+let map = new BundleMap('');
+let generation = 0;
+let errors = 0;
+let entries = 0;
+
+function load(bundle: string, page: string | null, build: PreviewBuild, gen: number): void {
+  generation = gen;
+  map = new BundleMap(bundle);
+  failure.hidden = true;
+  frame?.remove();
+  frame = document.createElement('iframe');
+  frame.id = 'frame';
+  frame.title = 'Preview of latest.js';
+  // Scripts run, but in an opaque origin: no access to this webview, its messages or VS Code.
+  frame.setAttribute('sandbox', 'allow-scripts');
+  frame.srcdoc = composePage({ page, prelude: preludeScript('parent'), bundleTag: bundle ? inlineBundleTag(bundle, nonce) : '', nonce });
+  stage.append(frame);
+  setState(bundle ? 'running' : 'empty', bundle ? `latest.js · ${build.atomCount} atoms · built ${time(build.createdAt)}` : 'No bundle yet: create an atom and the preview starts.');
+  addEntry('info', `— reloaded: build of ${time(build.createdAt)} —`, null);
+}
+
+function showFailure(build: PreviewBuild): void {
+  frame?.remove();
+  frame = undefined;
+  failure.textContent = `The last build failed, so nothing runs (the previous page would be stale).\n\n${build.error ?? ''}`;
+  failure.hidden = false;
+  setState('failed', `build failed at ${time(build.createdAt)}`);
+}
+
+function setState(status: string, text: string): void {
+  state.textContent = text;
+  state.dataset.status = status;
+  state.dataset.generation = String(generation);
+  state.dataset.errors = String(errors);
+}
+
+function addEntry(level: string, text: string, location: BundleLocation | null): void {
+  const row = document.createElement('div');
+  row.className = `entry ${level}`;
+  const where = location ? describeLocation(location) : '';
+  if (where && location?.atom) {
+    const link = document.createElement('a');
+    link.href = '#';
+    link.textContent = where;
+    link.title = `Open ${location.atom}`;
+    const atom = location.atom;
+    link.addEventListener('click', (e) => {
+      e.preventDefault();
+      post({ type: 'openAtom', name: atom, line: location.atomLine });
+    });
+    row.append(link);
+  } else if (where) {
+    row.append(Object.assign(document.createElement('span'), { className: 'where', textContent: where }));
+  }
+  row.append(Object.assign(document.createElement('span'), { className: 'text', textContent: text }));
+  consoleList.append(row);
+  while (consoleList.childElementCount > MAX_ENTRIES) consoleList.firstElementChild?.remove();
+  entries++;
+  consoleCount.textContent = errors ? `${entries} (${errors} errors)` : String(entries);
+  consoleList.scrollTop = consoleList.scrollHeight;
+}
+
+/** A report from the frame's prelude; anything else the frame sends is ignored. */
+function receiveReport(r: PreludeReport): void {
+  if (r.kind === 'loaded') {
+    post({ type: 'loaded', generation });
+    return;
+  }
+  if (r.kind === 'console') {
+    const location = map.locate(r.stack);
+    const text = String(r.text).slice(0, 8000);
+    addEntry(r.level, text, location);
+    post({ type: 'console', level: r.level as 'log', text, ...location });
+  } else {
+    const location = map.locate(r.stack, r.line);
+    errors++;
+    const message = String(r.message).slice(0, 8000);
+    addEntry('error', message, location);
+    state.dataset.errors = String(errors);
+    post({ type: 'runtimeError', message, stack: r.stack ? String(r.stack).slice(0, 8000) : null, ...location });
+  }
+}
+
+window.addEventListener('message', (event: MessageEvent) => {
+  const data: unknown = event.data;
+  if (frame && event.source === frame.contentWindow) {
+    const r = data as PreludeReport;
+    if (r && typeof r === 'object' && r.source === 'atomic-preview' && ['console', 'error', 'loaded'].includes(r.kind)) receiveReport(r);
+    return;
+  }
+  if (!isHostToPreview(data)) return;
+  const m: HostToPreview = data;
+  if (m.type === 'load') load(m.bundle, m.page, m.build, m.generation);
+  else if (m.type === 'buildFailed') showFailure(m.build);
+  else {
+    external.textContent = m.url;
+    external.href = m.url;
+    external.parentElement!.hidden = false;
+  }
+});
+
+$('reload').addEventListener('click', () => post({ type: 'ready' }));
+$('open-external').addEventListener('click', () => post({ type: 'openExternal' }));
+$('clear').addEventListener('click', () => {
+  consoleList.replaceChildren();
+  entries = 0;
+  errors = 0;
+  consoleCount.textContent = '0';
+});
+
+function time(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString();
+}
+
+post({ type: 'ready' });

@@ -1,0 +1,189 @@
+/**
+ * The dependency graph's host side: one webview panel per window (Show Dependency Graph, the tree's
+ * title button, an atom's context menu). It sends the store's graph as a snapshot when the page is ready
+ * and again after every change, whoever made it; the page updates in place. Double-click opens an atom.
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { Logger } from '../util/log.js';
+import { graphSnapshot } from './graphSnapshot.js';
+import type { AtomSession } from './session.js';
+import { isGraphToHost, type GraphToHost, type GraphViewMode, type HostToGraph } from './webviewMessages.js';
+
+export interface PanelDeps {
+  session: AtomSession | undefined;
+  extensionUri: vscode.Uri;
+  log: Logger;
+}
+
+type RenderReport = Extract<GraphToHost, { type: 'rendered' }>;
+
+export class GraphPanel implements vscode.Disposable {
+  static current: GraphPanel | undefined;
+  static readonly viewType = 'atomicCoding.graph';
+
+  private ready = false;
+  private pendingFocus: { name: string; mode?: GraphViewMode } | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly renderEmitter = new vscode.EventEmitter<RenderReport>();
+  /** Each render the page reports, with its timing (tests and the output channel read it). */
+  readonly onDidRender = this.renderEmitter.event;
+  lastRender: RenderReport | undefined;
+  /** What the page selected last (a click, the search box). */
+  selected: string | null = null;
+
+  /** Opens the graph or brings it forward; `focus` selects an atom in it. */
+  static show(deps: PanelDeps, focus?: string, mode?: GraphViewMode): GraphPanel {
+    const existing = GraphPanel.current;
+    if (existing) {
+      existing.panel.reveal(undefined, true);
+      if (focus) existing.focus(focus, mode);
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(GraphPanel.viewType, 'Atom Graph', { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, {
+      enableScripts: true,
+      // The graph keeps its zoom, position and selection while its tab is in the background.
+      retainContextWhenHidden: true,
+      localResourceRoots: [vscode.Uri.joinPath(deps.extensionUri, 'dist'), vscode.Uri.joinPath(deps.extensionUri, 'media')],
+    });
+    GraphPanel.current = new GraphPanel(panel, deps);
+    if (focus) GraphPanel.current.focus(focus, mode);
+    return GraphPanel.current;
+  }
+
+  private constructor(
+    readonly panel: vscode.WebviewPanel,
+    private readonly deps: PanelDeps,
+  ) {
+    panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'icons', 'atom.svg');
+    panel.webview.html = graphHtml(panel.webview, deps.extensionUri);
+    this.disposables.push(
+      panel.onDidDispose(() => this.dispose()),
+      panel.webview.onDidReceiveMessage((m: unknown) => this.receive(m)),
+    );
+    if (deps.session) this.disposables.push(deps.session.onDidChangeAtoms(() => this.scheduleUpdate()));
+  }
+
+  focus(name: string, mode?: GraphViewMode): void {
+    if (!this.ready) this.pendingFocus = { name, mode };
+    else void this.post({ type: 'focus', name, mode });
+  }
+
+  private receive(m: unknown): void {
+    if (!isGraphToHost(m)) {
+      this.deps.log.warn('graph: ignored a malformed message from the webview');
+      return;
+    }
+    switch (m.type) {
+      case 'ready':
+        this.ready = true;
+        this.sendSnapshot();
+        break;
+      case 'open':
+        void vscode.commands.executeCommand('atomicCoding.openAtom', m.name);
+        break;
+      case 'rendered':
+        this.lastRender = m;
+        this.deps.log.info(`graph: ${m.update ? 'updated' : 'rendered'} ${m.nodes} atoms and ${m.edges} dependencies in ${m.ms} ms (layout ${m.layoutMs} ms)`);
+        this.renderEmitter.fire(m);
+        break;
+      case 'selected':
+        this.selected = m.name;
+        break;
+      case 'error':
+        this.deps.log.error(`graph webview: ${m.message}`);
+        break;
+    }
+  }
+
+  /** Many changes in a burst (an agent's batch) make one update. */
+  private scheduleUpdate(): void {
+    if (!this.ready) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.sendSnapshot(), 60);
+  }
+
+  private sendSnapshot(): void {
+    const atoms = this.deps.session?.atoms() ?? [];
+    const focus = this.pendingFocus;
+    this.pendingFocus = undefined;
+    void this.post({ type: 'graph', snapshot: graphSnapshot(atoms) });
+    if (focus) void this.post({ type: 'focus', name: focus.name, mode: focus.mode });
+  }
+
+  private post(message: HostToGraph): Thenable<boolean> {
+    return this.panel.webview.postMessage(message);
+  }
+
+  dispose(): void {
+    if (GraphPanel.current === this) GraphPanel.current = undefined;
+    clearTimeout(this.timer);
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.renderEmitter.dispose();
+    this.panel.dispose();
+  }
+}
+
+/** The page: toolbar, graph, status line; a CSP that runs only our nonce'd script. */
+function graphHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
+  const nonce = makeNonce();
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', 'graph.js'));
+  const css = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'graph', 'graph.css'));
+  const csp = [
+    "default-src 'none'",
+    `style-src ${webview.cspSource} 'nonce-${nonce}'`,
+    `img-src ${webview.cspSource} data:`,
+    `font-src ${webview.cspSource}`,
+    `script-src 'nonce-${nonce}'`,
+  ].join('; ');
+  const typeBox = (t: string, title: string) =>
+    `<label title="${title}"><input type="checkbox" data-type="${t}" checked><span class="swatch ${t}"></span>${t}</label>`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<!-- cytoscape adds this style element unless it exists; here it carries the nonce. -->
+<style id="__________cytoscape_stylesheet" nonce="${nonce}">.__________cytoscape_container { position: relative; }</style>
+<link rel="stylesheet" href="${css}">
+<title>Atom Graph</title>
+</head>
+<body>
+<div id="toolbar" role="toolbar" aria-label="Graph controls">
+  <input id="search" type="search" list="names" placeholder="Find an atom (Enter)" aria-label="Find an atom">
+  <datalist id="names"></datalist>
+  ${typeBox('core', 'Show core atoms')} ${typeBox('feature', 'Show feature atoms')} ${typeBox('util', 'Show util atoms')}
+  <select id="mode" aria-label="View">
+    <option value="graph">Whole graph</option>
+    <option value="needs">Tree: what it needs</option>
+    <option value="neededBy">Tree: what needs it</option>
+  </select>
+  <button id="impact" aria-pressed="false" title="Light up every atom that depends on the selected one, transitively">Impact</button>
+  <button id="fit" title="Fit the graph to the window">Fit</button>
+  <span class="legend"><span><span class="swatch unused"></span> unused</span><span><span class="swatch cycle"></span> cycle</span></span>
+</div>
+<div id="graph" role="img" aria-label="Dependency graph of the atoms"></div>
+<div id="hint" hidden>Select an atom (click it or find it) to see its tree.</div>
+<div id="status" role="status" aria-live="polite">Loading…</div>
+<script nonce="${nonce}" src="${script}"></script>
+</body>
+</html>`;
+}
+
+export function makeNonce(): string {
+  return randomBytes(18).toString('base64url');
+}
+
+/** Show Dependency Graph: with an atom (a name or a tree node) it selects that atom. */
+export function registerGraphCommand(deps: PanelDeps): vscode.Disposable {
+  return vscode.commands.registerCommand('atomicCoding.showGraph', (arg?: string | { kind?: string; name?: string }, mode?: GraphViewMode) => {
+    if (!deps.session) {
+      void vscode.window.showInformationMessage('Atomic Coding: open a folder first; its atoms are stored in .atomic/ inside it.');
+      return undefined;
+    }
+    const name = typeof arg === 'string' ? arg : arg?.kind === 'atom' ? arg.name : undefined;
+    return GraphPanel.show(deps, name, mode);
+  });
+}

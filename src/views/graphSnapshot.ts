@@ -1,0 +1,30 @@
+/**
+ * What the dependency graph shows, computed from the store's atoms on the host: nodes without code,
+ * the cycles, the atoms nothing uses and the entry point. Free of `vscode`, so it is unit-tested.
+ */
+import { dependentsMap, findCycles, topologicalOrder } from '../atoms/graph.js';
+import type { Atom } from '../atoms/model.js';
+import { formatSignature } from '../atoms/signature.js';
+import { findEntryPoint } from '../build/bundler.js';
+import type { GraphSnapshot } from './webviewMessages.js';
+
+export function graphSnapshot(atoms: readonly Atom[]): GraphSnapshot {
+  const graph = new Map(atoms.map((a) => [a.name, a.dependencies]));
+  const byName = new Map(atoms.map((a) => [a.name, a]));
+  const dependents = dependentsMap(graph);
+  const order = atoms.map((a) => a.name);
+  const entry = findEntryPoint(byName, topologicalOrder(graph).order);
+  return {
+    atoms: atoms.map((a) => ({
+      name: a.name,
+      type: a.type,
+      dependencies: a.dependencies.filter((d) => byName.has(d)),
+      signature: formatSignature(a),
+      description: a.description,
+      version: a.version,
+    })),
+    cycles: findCycles(graph),
+    unused: order.filter((n) => n !== entry && (dependents.get(n) ?? []).length === 0).sort(),
+    entry,
+  };
+}

@@ -1,0 +1,87 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Atom, AtomType } from '../../src/atoms/model.js';
+import { graphSnapshot } from '../../src/views/graphSnapshot.js';
+import { isGraphToHost, isPreviewToHost } from '../../src/views/webviewMessages.js';
+import { cycleEdges, diffGraph, edgesOf, GraphIndex, searchNames } from '../../media/graph/model.js';
+
+function atom(name: string, type: AtomType, dependencies: string[] = []): Atom {
+  return { name, type, code: `function ${name}() {}`, inputs: [], outputs: [], dependencies, description: null, version: 1, created_at: 't', updated_at: 't' };
+}
+
+// game_loop -> player_jump -> physics_config ; game_loop -> render -> math_clamp ; debug_dump unused
+const atoms = [
+  atom('debug_dump', 'util'),
+  atom('game_loop', 'core', ['player_jump', 'render']),
+  atom('math_clamp', 'util'),
+  atom('physics_config', 'util'),
+  atom('player_jump', 'feature', ['physics_config']),
+  atom('render', 'feature', ['math_clamp', 'physics_config']),
+];
+
+test('the snapshot lists every atom and edge, the entry point and the atoms nothing uses', () => {
+  const s = graphSnapshot(atoms);
+  assert.equal(s.atoms.length, 6);
+  assert.equal(s.entry, 'game_loop');
+  assert.deepEqual(s.unused, ['debug_dump']);
+  assert.deepEqual(s.cycles, []);
+  assert.equal(s.atoms.find((a) => a.name === 'math_clamp')!.signature, '() => void');
+  assert.deepEqual(edgesOf(s).map((e) => e.id).sort(), [
+    'game_loop->player_jump',
+    'game_loop->render',
+    'player_jump->physics_config',
+    'render->math_clamp',
+    'render->physics_config',
+  ]);
+});
+
+test('cycles in a hand-edited database are reported and their edges marked', () => {
+  const s = graphSnapshot([atom('a', 'util', ['b']), atom('b', 'util', ['a']), atom('c', 'core', ['a'])]);
+  assert.deepEqual(s.cycles, [['a', 'b', 'a']]);
+  assert.deepEqual([...cycleEdges(s)].sort(), ['a->b', 'b->a']);
+});
+
+test('a click lights up direct dependencies and dependents; impact and the trees follow edges transitively', () => {
+  const index = new GraphIndex(graphSnapshot(atoms));
+  assert.deepEqual(index.neighbourhood('player_jump'), { dependencies: ['physics_config'], dependents: ['game_loop'] });
+  assert.deepEqual(index.impact('physics_config'), ['game_loop', 'player_jump', 'render']);
+  assert.deepEqual(index.impact('game_loop'), []);
+  assert.deepEqual(index.needs('game_loop'), ['math_clamp', 'physics_config', 'player_jump', 'render']);
+  assert.deepEqual(index.treeMembers('render', 'needs'), ['render', 'math_clamp', 'physics_config']);
+  assert.deepEqual(index.treeMembers('math_clamp', 'neededBy'), ['math_clamp', 'game_loop', 'render']);
+});
+
+test('the diff says what to add and remove, and whether the layout must change', () => {
+  const before = graphSnapshot(atoms);
+  const nodes = new Set(before.atoms.map((a) => a.name));
+  const edges = new Set(edgesOf(before).map((e) => e.id));
+  assert.equal(diffGraph(nodes, edges, before).structural, false, 'the same graph needs no new layout');
+  const after = graphSnapshot([...atoms.filter((a) => a.name !== 'debug_dump'), atom('double_jump', 'feature', ['physics_config'])]);
+  const diff = diffGraph(nodes, edges, after);
+  assert.deepEqual(diff.addedNodes, ['double_jump']);
+  assert.deepEqual(diff.removedNodes, ['debug_dump']);
+  assert.deepEqual(diff.addedEdges, [{ id: 'double_jump->physics_config', source: 'double_jump', target: 'physics_config' }]);
+  assert.deepEqual(diff.removedEdges, []);
+  assert.equal(diff.structural, true);
+});
+
+test('search ranks exact, then prefix, then substring matches', () => {
+  const names = atoms.map((a) => a.name);
+  assert.deepEqual(searchNames(names, 'render'), ['render']);
+  assert.deepEqual(searchNames(names, 'P'), ['player_jump', 'physics_config', 'game_loop', 'debug_dump', 'math_clamp']);
+  assert.deepEqual(searchNames(names, '  '), []);
+});
+
+test('webview messages are checked before the host acts on them', () => {
+  assert.ok(isGraphToHost({ type: 'open', name: 'player_jump' }));
+  assert.ok(isGraphToHost({ type: 'rendered', nodes: 12, edges: 14, ms: 80.5, layoutMs: 20, update: false }));
+  assert.ok(!isGraphToHost({ type: 'open', name: 42 }));
+  assert.ok(!isGraphToHost({ type: 'rendered', nodes: -1, edges: 0, ms: 1, layoutMs: 1, update: true }));
+  assert.ok(!isGraphToHost({ type: 'eval', code: 'x' }));
+  assert.ok(!isGraphToHost(null));
+  assert.ok(isPreviewToHost({ type: 'console', level: 'warn', text: 'hi', atom: 'player_jump', line: 40, atomLine: 2 }));
+  assert.ok(isPreviewToHost({ type: 'runtimeError', message: 'x', stack: null, atom: null, line: null, atomLine: null }));
+  assert.ok(!isPreviewToHost({ type: 'console', level: 'trace', text: 'hi', atom: null, line: null, atomLine: null }));
+  assert.ok(!isPreviewToHost({ type: 'console', level: 'log', text: 'x'.repeat(10_000), atom: null, line: null, atomLine: null }));
+  assert.ok(!isPreviewToHost({ type: 'runtimeError', message: 'x', stack: null, atom: null, line: 0, atomLine: null }));
+});
