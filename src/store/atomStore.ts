@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import type { Database, SqlValue } from 'sql.js';
 import { errors, AtomError } from '../atoms/errors.js';
 import { checkDependencies, type DependencyMap } from '../atoms/graph.js';
-import type { Atom, AtomDraft, AtomVersion, Port } from '../atoms/model.js';
+import { ATOM_TYPES, type Atom, type AtomDraft, type AtomType, type AtomVersion, type Port } from '../atoms/model.js';
 import { validateDraft, type NormalizedDraft } from '../atoms/validate.js';
 import { Emitter, type Disposable } from '../util/event.js';
 import { silentLogger, type Logger } from '../util/log.js';
@@ -79,6 +79,8 @@ export class AtomStore implements Disposable {
   private closed = false;
   private lastBuildRecord: BuildRecord | undefined;
   private edgeCount = 0;
+  /** Atoms per type, kept like edgeCount so status never walks every atom. */
+  private readonly typeCount = new Map<AtomType, number>();
   private readOnlyReason: string | undefined;
   private ownStamp = '';
   private watcher: FSWatcher | undefined;
@@ -214,6 +216,7 @@ export class AtomStore implements Disposable {
   private readModel(): void {
     this.atoms.clear();
     this.embeddings.clear();
+    this.typeCount.clear();
     const deps = new Map<string, string[]>();
     this.edgeCount = 0;
     for (const [atomName, dependsOn] of this.rows('SELECT atom_name, depends_on FROM atom_dependencies ORDER BY depends_on')) {
@@ -226,6 +229,7 @@ export class AtomStore implements Disposable {
       'SELECT name, type, code, description, inputs, outputs, version, created_at, updated_at FROM atoms ORDER BY name',
     )) {
       const name = r[0] as string;
+      this.countType(r[1] as AtomType, 1);
       this.atoms.set(name, {
         name,
         type: r[1] as Atom['type'],
@@ -271,6 +275,16 @@ export class AtomStore implements Disposable {
 
   get edges(): number {
     return this.edgeCount;
+  }
+
+  /** Number of atoms of each type, from counters (no walk over the atoms). */
+  countByType(): Record<AtomType, number> {
+    return Object.fromEntries(ATOM_TYPES.map((t) => [t, this.typeCount.get(t) ?? 0])) as Record<AtomType, number>;
+  }
+
+  /** Number of atoms with a stored embedding vector. */
+  get embeddingCount(): number {
+    return this.embeddings.size;
   }
 
   dependencyMap(): DependencyMap {
@@ -586,15 +600,20 @@ export class AtomStore implements Disposable {
         case 'put': {
           const previous = this.atoms.get(op.atom.name);
           this.edgeCount += op.atom.dependencies.length - (previous?.dependencies.length ?? 0);
+          if (previous) this.countType(previous.type, -1);
+          this.countType(op.atom.type, 1);
           inserted ||= !previous;
           this.atoms.set(op.atom.name, op.atom);
           break;
         }
-        case 'del':
-          this.edgeCount -= this.atoms.get(op.name)?.dependencies.length ?? 0;
+        case 'del': {
+          const gone = this.atoms.get(op.name);
+          this.edgeCount -= gone?.dependencies.length ?? 0;
+          if (gone) this.countType(gone.type, -1);
           this.atoms.delete(op.name);
           this.embeddings.delete(op.name);
           break;
+        }
         case 'emb':
           for (const r of op.rows) {
             const buf = Buffer.from(r.vector, 'base64');
@@ -615,6 +634,10 @@ export class AtomStore implements Disposable {
       this.atoms.clear();
       for (const [k, v] of sorted) this.atoms.set(k, v);
     }
+  }
+
+  private countType(type: AtomType, delta: number): void {
+    this.typeCount.set(type, (this.typeCount.get(type) ?? 0) + delta);
   }
 
   private lastVersion(name: string): number {
