@@ -18,6 +18,13 @@ const HARD_GRACE_MS = 1_500;
 const STARTUP_LIMIT_MS = 20_000;
 /** Runs waiting behind the current one; more than this is refused rather than queued forever. */
 const MAX_WAITING = 16;
+/** An idle worker is stopped after this long: in the editor it would otherwise hold its memory all session. */
+const DEFAULT_IDLE_MS = 60_000;
+
+export interface SandboxOptions {
+  /** Stop the worker after this long without a run (default one minute); the next run starts a new one. */
+  idleMs?: number;
+}
 
 type WorkerMessage =
   | { type: 'ready' }
@@ -32,6 +39,17 @@ export class AtomSandbox {
   private waiting = 0;
   private nextId = 1;
   private disposed = false;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly idleMs: number;
+
+  constructor(options: SandboxOptions = {}) {
+    this.idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+  }
+
+  /** Whether a worker thread exists (running or idle). */
+  get hasWorker(): boolean {
+    return this.current !== null;
+  }
 
   /** Runs the entry atom; resolves with the outcome (errors inside the sandbox are outcomes, not rejections). */
   async run(request: RunRequest): Promise<RunOutcome> {
@@ -39,18 +57,32 @@ export class AtomSandbox {
     if (this.disposed) throw new Error('the sandbox has been shut down');
     if (this.waiting >= MAX_WAITING) throw errors.invalid(`the sandbox is busy with ${this.waiting} runs; try again when they finish`);
     this.waiting++;
+    clearTimeout(this.idleTimer);
     const result = this.chain.then(() => this.runNow(settled));
     this.chain = result.catch(() => {});
     try {
       return await result;
     } finally {
       this.waiting--;
+      if (this.waiting === 0) this.scheduleIdleStop();
     }
+  }
+
+  private scheduleIdleStop(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.waiting > 0 || !this.current) return;
+      const worker = this.current.worker;
+      this.current = null;
+      void worker.terminate();
+    }, this.idleMs);
+    this.idleTimer.unref();
   }
 
   /** Stops the worker; runs in progress end with an error. */
   async dispose(): Promise<void> {
     this.disposed = true;
+    clearTimeout(this.idleTimer);
     const current = this.current;
     this.current = null;
     await current?.worker.terminate();

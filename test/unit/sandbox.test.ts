@@ -30,6 +30,24 @@ async function failure(atoms: SourceAtom[], args: unknown[] = [], limits = {}) {
   return outcome;
 }
 
+describe('worker lifetime', () => {
+  test('an idle worker is stopped, and the next run starts a new one', async () => {
+    const short = new AtomSandbox({ idleMs: 50 });
+    try {
+      const first = await short.run({ atoms: [atom('f', 'return 1;')], entry: 'f', args: [] });
+      assert.ok(first.ok);
+      assert.equal(short.hasWorker, true);
+      const deadline = Date.now() + 5000;
+      while (short.hasWorker && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(short.hasWorker, false, 'stopped after being idle');
+      const second = await short.run({ atoms: [atom('f', 'return 2;')], entry: 'f', args: [] });
+      assert.deepEqual(second.ok && second.value, 2);
+    } finally {
+      await short.dispose();
+    }
+  });
+});
+
 describe('program source and line mapping', () => {
   const program = joinAtoms([
     { name: 'a', code: 'function a() {\n  return 1;\n}' },
