@@ -1,0 +1,172 @@
+/**
+ * semantic_search inside the process, at 1,000 and 10,000 atoms: a search with and without
+ * embedding the query (the query vector is cached per text), words only, the first search (which
+ * builds the full-text index), opening the vector index (rebuilt from the database, or loaded),
+ * what indexing adds to an upsert, and one coalesced save of the vector index.
+ *
+ * Atoms come from the benchmark generator; their vectors are real USE-lite vectors of the game
+ * atoms plus noise (embedding 10,000 atoms takes ~15 minutes), stored as current, so nothing is
+ * embedded in the background while timing. Query vectors are computed by the real model.
+ */
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AtomDraft } from '../../src/atoms/model.js';
+import { embeddingText } from '../../src/atoms/signature.js';
+import { validateDraft } from '../../src/atoms/validate.js';
+import { textHash } from '../../src/store/embeddings/textHash.js';
+import { USE_LITE_MODEL_ID, UseLiteProvider } from '../../src/store/embeddings/useLite.js';
+import { SearchIndex } from '../../src/store/search/searchIndex.js';
+import { VectorIndex } from '../../src/store/search/vectorIndex.js';
+import type { StoredEmbedding } from '../../src/store/search/source.js';
+import { GAME_ATOMS, GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
+import { MemorySource } from '../fixtures/search-source.js';
+import { generateAtoms, seeded } from './generate.js';
+import { bytes, ms, summarize, type BenchOptions, type BenchSection } from './report.js';
+
+const QUERIES = [...GAME_QUERIES, ...HELD_OUT_QUERIES].map((q) => q.query);
+
+export default async function searchBench(options: BenchOptions): Promise<BenchSection[]> {
+  const sizes = options.quick ? [1000] : [1000, 10_000];
+  options.log('embedding the game atoms (basis of the synthetic vectors)');
+  const basisProvider = new UseLiteProvider();
+  const basis = await basisProvider.embed(GAME_ATOMS.map((d) => embeddingText(validateDraft(d))));
+  await basisProvider.dispose();
+
+  const rows: Record<string, string | number>[] = [];
+  const upserts: Record<string, string | number>[] = [];
+  for (const size of sizes) {
+    options.log(`-- ${size} atoms`);
+    const dir = mkdtempSync(join(tmpdir(), `atomic-search-bench-${size}-`));
+    try {
+      const drafts = generateAtoms(size).atoms;
+      const source = new MemorySource(join(dir, '.atomic'), drafts);
+      await source.putEmbeddings(syntheticVectors(source, basis));
+
+      // Opening: the index does not exist yet, so it is rebuilt from the database.
+      let index = new SearchIndex(source, new UseLiteProvider(), { backlogDelayMs: 0 });
+      let t = performance.now();
+      await index.open();
+      const rebuildMs = performance.now() - t;
+      await index.close();
+      index = new SearchIndex(source, new UseLiteProvider(), { backlogDelayMs: 0 });
+      t = performance.now();
+      await index.open();
+      const loadMs = performance.now() - t;
+      const indexBytes = statSync(join(source.atomicDir, 'vectors', 'index.json')).size;
+
+      t = performance.now();
+      await index.search('warm up: builds the full-text index and starts the model');
+      const firstMs = performance.now() - t;
+
+      const n = options.quick ? 20 : QUERIES.length;
+      const withEmbedding: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const t0 = performance.now();
+        await index.search(QUERIES[i]!);
+        withEmbedding.push(performance.now() - t0);
+      }
+      const cached: number[] = [];
+      const lexical: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < n; i++) {
+          let t0 = performance.now();
+          await index.search(QUERIES[i]!);
+          cached.push(performance.now() - t0);
+          t0 = performance.now();
+          await index.search(QUERIES[i]!, { mode: 'lexical' });
+          lexical.push(performance.now() - t0);
+        }
+      }
+      const row = (what: string, samples: number[]) => {
+        const s = summarize(samples);
+        rows.push({ atoms: size, what, n: s.n, 'p50 ms': ms(s.p50), 'p95 ms': ms(s.p95) });
+      };
+      row('search, query embedded (new query text)', withEmbedding);
+      row('search, query vector cached (repeated query)', cached);
+      row('search by words only (no vectors)', lexical);
+      rows.push({ atoms: size, what: 'first search (builds the full-text index, starts the model)', n: 1, 'p50 ms': ms(firstMs), 'p95 ms': '' });
+      rows.push({ atoms: size, what: `open: rebuild vector index from database (${bytes(indexBytes)} index.json)`, n: 1, 'p50 ms': ms(rebuildMs), 'p95 ms': '' });
+      rows.push({ atoms: size, what: 'open: load existing vector index', n: 1, 'p50 ms': ms(loadMs), 'p95 ms': '' });
+
+      // What indexing adds to an upsert: the synchronous part runs inside the store's change
+      // event (full-text index); embedding and the vector index follow off the caller's path.
+      const iterations = options.quick ? 10 : 30;
+      const random = seeded(7);
+      const plain = new MemorySource(join(dir, 'plain'), drafts.slice(0, 50));
+      const changeSync: number[] = [];
+      const baseline: number[] = [];
+      const searchable: number[] = [];
+      for (let i = 0; i < iterations; i++) {
+        const draft = edit(drafts[Math.floor(random() * drafts.length)]!, i);
+        let t0 = performance.now();
+        plain.upsert(edit(drafts[i % 50]!, i));
+        baseline.push(performance.now() - t0);
+        t0 = performance.now();
+        source.upsert(draft);
+        changeSync.push(performance.now() - t0);
+        await index.search(draft.name); // waits for its embedding: read your writes
+        searchable.push(performance.now() - t0);
+      }
+      const vectors = new VectorIndex(join(source.atomicDir, 'vectors'));
+      await vectors.open();
+      const saves: number[] = [];
+      for (let i = 0; i < (options.quick ? 3 : 5); i++) {
+        vectors.upsert(drafts[i]!.name, basis[i % basis.length]!, { type: 'util', model: USE_LITE_MODEL_ID, textHash: `x${i}` });
+        const t0 = performance.now();
+        await vectors.flush();
+        saves.push(performance.now() - t0);
+      }
+      const add = (what: string, samples: number[], note = '') => {
+        const s = summarize(samples);
+        upserts.push({ atoms: size, what, n: s.n, 'p50 ms': ms(s.p50), 'p95 ms': ms(s.p95), note });
+      };
+      add('store change event, no search index listening', baseline);
+      add('store change event with the search index (full-text update)', changeSync, 'added to every upsert');
+      add('upsert until a search finds it (embedding + search)', searchable, 'off the upsert path');
+      add('one coalesced save of the vector index', saves, 'background, at most once a second');
+      await index.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return [
+    { title: 'semantic_search in process', rows, notes: [modelSizeNote()] },
+    { title: 'Indexing cost of an upsert', rows: upserts },
+  ];
+}
+
+/** Current vectors for every atom: a real vector of a game atom plus noise, unit length. */
+function syntheticVectors(source: MemorySource, basis: Float32Array[]): StoredEmbedding[] {
+  const random = seeded(11);
+  return source.all().map((atom, i) => {
+    const base = basis[i % basis.length]!;
+    const v = Float32Array.from(base, (x) => x + (random() - 0.5) * 0.08);
+    const norm = Math.hypot(...v);
+    for (let j = 0; j < v.length; j++) v[j]! /= norm;
+    return { name: atom.name, model: USE_LITE_MODEL_ID, textHash: textHash(embeddingText(atom)), vector: v };
+  });
+}
+
+function edit(draft: AtomDraft, i: number): AtomDraft {
+  return { ...draft, description: `${draft.description ?? ''} (revision ${i})` };
+}
+
+function modelSizeNote(): string {
+  const dist = join(__dirname, '..', '..', 'dist');
+  const size = (p: string): number => {
+    try {
+      const st = statSync(p);
+      return st.isDirectory() ? readdirSync(p).reduce((sum, f) => sum + size(join(p, f)), 0) : st.size;
+    } catch {
+      return 0;
+    }
+  };
+  const model = size(join(dist, 'models'));
+  const wasm = size(join(dist, 'tfjs-backend-wasm.wasm')) + size(join(dist, 'tfjs-backend-wasm-simd.wasm'));
+  const worker = size(join(dist, 'embedding-worker.js'));
+  return (
+    `The embedding model adds ${bytes(model + wasm + worker)} to the extension: weights and vocabulary ${bytes(model)}, ` +
+    `tfjs wasm ${bytes(wasm)}, worker bundle ${bytes(worker)} (measured in dist/ after npm run build).`
+  );
+}
