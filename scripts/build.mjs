@@ -14,6 +14,9 @@ const watch = process.argv.includes('--watch');
 const nodeEntries = [
   ['src/cli.ts', 'cli.js'],
   ['src/extension.ts', 'extension.js'],
+  // The extension's heavy half (store, search, MCP server), required on first start so activation
+  // does not parse megabytes of code (src/views/session.ts loads it).
+  ['src/views/core.ts', 'core.js'],
   // The run_atom sandbox's worker thread (src/sandbox/sandbox.ts starts it from dist/).
   ['src/sandbox/worker.ts', 'sandbox-worker.js'],
   // semantic_search's embedding model runs in this worker thread (src/store/embeddings/paths.ts).

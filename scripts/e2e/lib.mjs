@@ -73,7 +73,9 @@ export function buildAndPackage() {
     mkdirSync(stage, { recursive: true });
     try {
       for (const entry of ['dist', 'media', 'package.json', '.vscodeignore', 'README.md', 'LICENSE', 'LICENSE.md', 'CHANGELOG.md']) {
-        if (existsSync(join(root, entry))) cpSync(join(root, entry), join(stage, entry), { recursive: true });
+        // Source maps and webview sources (media/**/*.ts) stay out of the package.
+        const filter = (src) => !src.endsWith('.map') && !(src.includes('/media/') && src.endsWith('.ts'));
+        if (existsSync(join(root, entry))) cpSync(join(root, entry), join(stage, entry), { recursive: true, filter });
       }
       if (['extension.js', 'cli.js'].every((f) => existsSync(join(stage, 'dist', f)))) break;
     } catch (err) {
@@ -119,14 +121,15 @@ const USER_SETTINGS = {
  * Starts code-server on a free loopback port and waits for it to answer.
  * Returns { port, url, stop }. `extraArgs` e.g. ['--vscode-option', 'enable-smoke-test-driver'].
  */
-export async function startCodeServer({ runDir, folder, port, extraArgs = [], settings = {} }) {
+export async function startCodeServer({ runDir, folder, port, extraArgs = [], settings = {}, keepSettings = false, stdio }) {
   port ??= await freePort();
   const userData = join(runDir, 'ud');
   mkdirSync(join(userData, 'User'), { recursive: true });
   mkdirSync(join(runDir, 'ext'), { recursive: true });
-  writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...settings }, null, 2));
+  const settingsFile = join(userData, 'User', 'settings.json');
+  if (!keepSettings || !existsSync(settingsFile)) writeFileSync(settingsFile, JSON.stringify({ ...USER_SETTINGS, ...settings }, null, 2));
   writeFileSync(join(runDir, 'config.yaml'), 'auth: none\n');
-  const out = openSync(join(runDir, 'code-server.log'), 'w');
+  const out = stdio ?? openSync(join(runDir, 'code-server.log'), 'w');
   const args = [
     '--config', join(runDir, 'config.yaml'),
     '--bind-addr', `127.0.0.1:${port}`,

@@ -6,10 +6,25 @@
  */
 import * as vscode from 'vscode';
 import type { Atom } from '../atoms/model.js';
-import { McpHttpHost } from '../mcp/http.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { McpHttpHost } from '../mcp/http.js';
 import type { BuildRecord, StoreChange } from '../store/atomStore.js';
 import type { Logger } from '../util/log.js';
-import { AtomWorkspace } from '../workspace.js';
+import type { AtomWorkspace } from '../workspace.js';
+import type * as Core from './core.js';
+
+/**
+ * The store, the bundler, search and the MCP server are loaded on first start, not with the extension:
+ * they are a separate bundle (dist/core.js, from ./core.ts) required at run time, so activation does not
+ * parse their several megabytes. The path is computed so esbuild leaves the require alone.
+ */
+function loadCore(): typeof Core {
+  const file = join(__dirname, 'core.js');
+  if (!existsSync(file)) throw new Error(`${file} is missing: the extension is not built completely (npm run build)`);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a run-time path, on purpose not bundled
+  return require(file) as typeof Core;
+}
 
 export type SessionState = 'idle' | 'starting' | 'ready' | 'failed';
 
@@ -106,6 +121,7 @@ export class AtomSession implements vscode.Disposable {
     const started = performance.now();
     const { bundlePath, port } = this.settings();
     try {
+      const { AtomWorkspace, McpHttpHost } = loadCore();
       const workspace = await AtomWorkspace.open(this.folder.fsPath, { log: this.log, bundlePath });
       this._workspace = workspace;
       this.subscriptions.push(
