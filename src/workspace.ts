@@ -5,7 +5,9 @@
  */
 import { join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
-import type { Atom, AtomDraft } from './atoms/model.js';
+import { AtomError } from './atoms/errors.js';
+import { draftOf, versionToRestore } from './atoms/history.js';
+import type { Atom, AtomDraft, AtomVersion } from './atoms/model.js';
 import { Builder } from './build/builder.js';
 import { AtomStore, type BuildRecord, type StoreOptions, type UpsertResult } from './store/atomStore.js';
 import type { EmbeddingProvider } from './store/embeddings/provider.js';
@@ -73,6 +75,25 @@ export class AtomWorkspace {
   async upsertMany(drafts: AtomDraft[]): Promise<WriteOutcome<UpsertResult[]>> {
     const result = await this.store.upsertMany(drafts);
     return { result, build: await this.builder.rebuild() };
+  }
+
+  /**
+   * Saves an old version of an atom again, as a new version, with the usual validation (its
+   * dependencies must exist). Brings back a deleted atom too: without `version`, as it was last.
+   * This is the undo for changes that bypassed the editor (MCP tools).
+   */
+  async restore(name: string, version?: number): Promise<WriteOutcome<UpsertResult> & { from: AtomVersion }> {
+    const from = versionToRestore(this.store.history(name), name, this.store.has(name), version);
+    let result: UpsertResult;
+    try {
+      result = await this.store.upsert(draftOf(from));
+    } catch (err) {
+      if (err instanceof AtomError && err.code === 'dependencies_not_found') {
+        throw new AtomError(err.code, `cannot restore ${name} v${from.version}: ${err.message} (restore the atoms it needs first)`);
+      }
+      throw err;
+    }
+    return { from, result, build: await this.builder.rebuild() };
   }
 
   async delete(name: string): Promise<WriteOutcome<Atom>> {

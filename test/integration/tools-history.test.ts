@@ -107,7 +107,7 @@ test('atom_history: restore saves an old version as a new one, rebuilt like any 
   const again = await call(client, 'atom_history', { operation: 'restore', name: 'clamp01', version: 1 });
   assert.equal(again.text, 'Atom "clamp01" v4 already has the content of v1: nothing changed.');
   const noVersion = await call(client, 'atom_history', { operation: 'restore', name: 'clamp01' });
-  assert.match(noVersion.text, /^Error: atom_history restore needs version: "clamp01" exists \(v4\)/);
+  assert.match(noVersion.text, /^Error: restoring "clamp01" needs a version: it exists \(v4\); list its versions to choose one$/);
 });
 
 test('atom_history: deleted atoms are listed and restored, with the usual validation', async () => {
@@ -123,7 +123,7 @@ test('atom_history: deleted atoms are listed and restored, with the usual valida
   // v1 of uses_helper calls helper_x, which is gone: refused until helper_x is back.
   const refused = await call(client, 'atom_history', { operation: 'restore', name: 'uses_helper', version: 1 });
   assert.equal(refused.isError, true);
-  assert.match(refused.text, /^Error: cannot restore uses_helper v1: dependencies not found: helper_x\..*atom_history "deleted" lists atoms that can be restored first/);
+  assert.match(refused.text, /^Error: cannot restore uses_helper v1: dependencies not found: helper_x\..*\(restore the atoms it needs first\); atom_history "deleted" lists the atoms that can be restored$/);
 
   const back = await call(client, 'atom_history', { operation: 'restore', name: 'helper_x' });
   assert.match(back.text, /^Atom "helper_x" restored from v1 as v3 \(util\)/);
