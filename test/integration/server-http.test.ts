@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
+import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { call, connectHttp, startServer, type RunningServer } from '../support/server.js';
 import { cube, gameLoop, mathClamp, physicsConfig, playerJump } from '../support/atoms.js';
@@ -211,6 +213,33 @@ test('several clients at once see each other\'s writes', async () => {
   const names = JSON.parse((await call(client, 'get_code_structure')).text).map((a: { name: string }) => a.name);
   assert.ok(names.includes('helper_0') && names.includes('helper_1'));
   await Promise.all(others.map((c) => c.close()));
+});
+
+test('the server listens on loopback only', async () => {
+  const port = Number(new URL(server.url).port);
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && !a.internal && a.family === 'IPv4')
+    .map((a) => a!.address);
+  for (const address of external) {
+    const reached = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: address, port }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+      socket.setTimeout(2000, () => {
+        socket.destroy();
+        resolve(false);
+      });
+    });
+    assert.equal(reached, false, `port ${port} must not answer on ${address}`);
+  }
+});
+
+test('the token never appears in the logs', () => {
+  assert.ok(server.stderr().length > 0);
+  assert.ok(!server.stderr().includes(server.token));
 });
 
 test('an unknown tool is a clear protocol error, and the server stays up', async () => {
