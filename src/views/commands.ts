@@ -7,9 +7,8 @@ import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import { AGENT_TARGETS, DEFAULT_TARGET_IDS, findTarget, stdioServer, writeAgentConfig, type WriteResult } from '../agents/agentConfig.js';
 import { errors } from '../atoms/errors.js';
-import { ATOM_TYPES, type Atom, type AtomDraft, type AtomType } from '../atoms/model.js';
+import { ATOM_TYPES, MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomDraft, type AtomType } from '../atoms/model.js';
 import { formatSignature } from '../atoms/signature.js';
-import { checkName } from '../atoms/validate.js';
 import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';
 import { atomNameOf, atomUri } from './atomFileSystem.js';
@@ -106,11 +105,10 @@ class Commands {
       prompt: 'A snake_case name; the code is one function with this name',
       placeHolder: 'player_jump',
       validateInput: (value) => {
-        try {
-          checkName(value);
-        } catch (err) {
-          return (err as Error).message;
-        }
+        // The store validates again on save; this is the quick check while typing (and keeps the
+        // JavaScript parser out of the extension's light half).
+        if (!NAME_PATTERN.test(value)) return 'use lowercase letters, digits and underscores, starting with a letter, e.g. player_jump';
+        if (value.length > MAX_NAME_LENGTH) return `at most ${MAX_NAME_LENGTH} characters`;
         return workspace.store.has(value) ? `an atom named "${value}" already exists` : undefined;
       },
     });
