@@ -181,6 +181,18 @@ describe('Atomic Coding in the VS Code extension host', function () {
     await until('the editor to follow the type change', () => document.getText().includes('@kind util'));
   });
 
+  it('Edit Atom Dependencies changes what an atom depends on, and refuses a missing atom', async () => {
+    assert.ok(await vscode.commands.executeCommand('atomicCoding.editDependencies', 'player_jump', []));
+    assert.deepEqual(api.session!.get('player_jump')!.dependencies, []);
+    const jump = api.tree.getChildren().flatMap((g) => api.tree.getChildren(g)).find((n) => n.kind === 'atom' && n.name === 'player_jump')!;
+    assert.deepEqual(treeLabels(api, jump), [], 'the tree drops the dependency');
+    assert.ok(await vscode.commands.executeCommand('atomicCoding.editDependencies', 'player_jump', ['physics_config']));
+    assert.deepEqual(treeLabels(api, jump), ['physics_config']);
+    const version = api.session!.get('player_jump')!.version;
+    assert.equal(await vscode.commands.executeCommand('atomicCoding.editDependencies', 'player_jump', ['no_such_atom']), undefined, 'refused');
+    assert.equal(api.session!.get('player_jump')!.version, version, 'nothing changed');
+  });
+
   it('shows changes made by an MCP client in the tree and in open editors at once', async () => {
     const document = await vscode.workspace.openTextDocument(vscode.Uri.parse('atom:/physics_config.js'));
     await vscode.window.showTextDocument(document);
@@ -228,6 +240,18 @@ describe('Atomic Coding in the VS Code extension host', function () {
     assert.match(bundle, /function physics_config\(/);
     assert.match(bundle, /function player_jump\(/);
     assert.ok(bundle.indexOf('function physics_config(') < bundle.indexOf('function player_jump('), 'dependencies first');
+  });
+
+  it('the bundle.outputPath setting moves latest.js', async () => {
+    const config = vscode.workspace.getConfiguration('atomicCoding');
+    await config.update('bundle.outputPath', 'web/game.js', vscode.ConfigurationTarget.Workspace);
+    try {
+      const moved = join(folder, 'web', 'game.js');
+      await until('the bundle at the new path', () => existsSync(moved));
+      assert.match(readFileSync(moved, 'utf8'), /function player_jump\(/);
+    } finally {
+      await config.update('bundle.outputPath', undefined, vscode.ConfigurationTarget.Workspace);
+    }
   });
 
   it('Connect Other Agents writes Claude Code and Cursor configs and keeps their other servers', async () => {
@@ -280,5 +304,18 @@ describe('Atomic Coding in the VS Code extension host', function () {
     await client.close();
     assert.deepEqual(tools.tools.map((t) => t.name), allTools.map((t) => t.name));
     assert.deepEqual(treeLabels(api), ['feature', 'util'], 'the tree is back after the restart');
+    // VS Code was told (onDidChangeMcpServerDefinitions) and reaches the new server with the new token.
+    const body = await until("VS Code's MCP client to reach the restarted server", async () => {
+      await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
+      const tool = vscode.lm.tools.find((t) => t.name.endsWith('_get_code_structure') && t.name.includes('atomic'));
+      if (!tool) return undefined;
+      try {
+        const result = await vscode.lm.invokeTool(tool.name, { input: {}, toolInvocationToken: undefined });
+        return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+      } catch {
+        return undefined;
+      }
+    });
+    assert.match(body, /"player_jump"/);
   });
 });
