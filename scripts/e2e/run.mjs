@@ -3,6 +3,7 @@
 // both pass. ATOMIC_E2E_LAUNCHER=electron runs the same suite in desktop VS Code via @vscode/test-electron
 // instead (machines that can download VS Code), and skips the browser UI run.
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runExtensionTests } from './extension-tests.mjs';
 import { buildAndPackage, ensureInstalled, log, root } from './lib.mjs';
@@ -18,5 +19,18 @@ process.env.ATOMIC_E2E_SKIP_INSTALL = '1';
 buildAndPackage();
 const tests = await runExtensionTests({ build: false });
 const ui = await runUi({ build: false });
-log(`extension-host tests: ${tests === 0 ? 'passed' : `failed (${tests})`}; UI run: ${ui === 0 ? 'passed' : 'failed'}`);
-process.exit(tests === 0 && ui === 0 ? 0 : 1);
+// Further UI runs (test/e2e/ui-*.mjs, e.g. the graph and preview) reuse the package built above.
+const more = readdirSync(join(root, 'test', 'e2e'))
+  .filter((f) => /^ui-.*\.mjs$/.test(f))
+  .sort()
+  .map((f) => {
+    const r = spawnSync(process.execPath, [join(root, 'test', 'e2e', f), '--no-build'], { cwd: root, stdio: 'inherit' });
+    return { f, ok: r.status === 0 };
+  });
+const summary = [
+  `extension-host tests: ${tests === 0 ? 'passed' : `failed (${tests})`}`,
+  `UI run: ${ui === 0 ? 'passed' : 'failed'}`,
+  ...more.map((m) => `${m.f}: ${m.ok ? 'passed' : 'failed'}`),
+];
+log(summary.join('; '));
+process.exit(tests === 0 && ui === 0 && more.every((m) => m.ok) ? 0 : 1);

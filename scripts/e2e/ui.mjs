@@ -3,7 +3,7 @@
 // delete through the context menu and its confirmation, watch an agent's change arrive, and see the
 // welcome view of an empty folder. Every step checks what is on screen and takes a screenshot into
 // .e2e/screenshots/. Usage: node scripts/e2e/ui.mjs [--no-build] ; exit code 0 = every check passed.
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildAndPackage, ensureInstalled, installVsix, launchBrowser, log, newRunDir, root, startCodeServer, vsixPath, workbenchUrl } from './lib.mjs';
 import { callTool, connectCli, seedSample, SAMPLE_ATOMS } from './sample.mjs';
@@ -63,8 +63,9 @@ export async function runUi({ build = true } = {}) {
   const t0 = Date.now();
   if (!process.env.ATOMIC_E2E_SKIP_INSTALL) ensureInstalled();
   const vsix = build ? buildAndPackage() : vsixPath();
-  rmSync(shots, { recursive: true, force: true });
+  // Only this run's own pictures are replaced; other UI runs keep theirs in subfolders.
   mkdirSync(shots, { recursive: true });
+  for (const file of readdirSync(shots)) if (/^(\d+-.*|failure)\.png$/.test(file)) rmSync(join(shots, file));
   const runDir = newRunDir('ui');
   installVsix(vsix, join(runDir, 'ext'), join(runDir, 'ud'));
   const folder = join(runDir, 'jumping-cube');
