@@ -2,6 +2,8 @@
 // atom sources in examples/jumping-cube/atoms/, through the real AtomWorkspace: every atom is validated
 // by the store exactly as an upsert_atom call would be, all of them in one all-or-nothing batch.
 // Usage: node --import tsx scripts/seed-example.ts [folder]   (default examples/jumping-cube)
+//        node --import tsx scripts/seed-example.ts --generate N folder
+//          a synthetic workspace of N atoms in layers (for measuring the graph view at scale).
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { AtomDraft } from '../src/atoms/model.js';
@@ -10,7 +12,8 @@ import { stderrLogger } from '../src/util/log.js';
 import { AtomWorkspace } from '../src/workspace.js';
 
 const root = join(__dirname, '..');
-const folder = resolve(process.argv[2] ?? join(root, 'examples', 'jumping-cube'));
+const args = process.argv.slice(2).filter((a, i, all) => a !== '--generate' && all[i - 1] !== '--generate');
+const folder = resolve(args[0] ?? join(root, 'examples', 'jumping-cube'));
 
 /** Reads every `atoms/<name>.js` in the editor's format into a draft. */
 export function readAtomSources(dir: string): AtomDraft[] {
@@ -26,15 +29,52 @@ export function readAtomSources(dir: string): AtomDraft[] {
     });
 }
 
+/**
+ * N atoms in about sqrt(N)/2 layers, each using one to three atoms of lower layers (a seeded, repeatable
+ * pick): the top layer is core, the bottom util, the rest feature, like a real game's shape.
+ */
+export function generateAtoms(count: number, seed = 7): AtomDraft[] {
+  let state = seed;
+  const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const layers = Math.max(3, Math.round(Math.sqrt(count) / 2));
+  const perLayer = Math.ceil(count / layers);
+  const drafts: AtomDraft[] = [];
+  for (let i = 0; i < count; i++) {
+    const layer = Math.floor(i / perLayer);
+    const name = `gen_l${layer}_a${i}`;
+    const below = drafts.filter((_, j) => Math.floor(j / perLayer) < layer);
+    const deps = new Set<string>();
+    const want = layer === 0 ? 0 : 1 + Math.floor(random() * 3);
+    // Mostly from the layer just below, sometimes from anywhere lower.
+    const near = below.slice(-perLayer);
+    while (deps.size < Math.min(want, below.length)) {
+      const pool = random() < 0.8 ? near : below;
+      deps.add(pool[Math.floor(random() * pool.length)]!.name);
+    }
+    const calls = [...deps].map((d) => `${d}(n)`);
+    drafts.push({
+      name,
+      type: layer === layers - 1 ? 'core' : layer === 0 ? 'util' : 'feature',
+      code: `function ${name}(n) {\n  return ${calls.length ? calls.join(' + ') : 'n'} + ${i % 7};\n}\n`,
+      inputs: [{ name: 'n', type: 'number' }],
+      outputs: [{ name: 'value', type: 'number' }],
+      dependencies: [...deps],
+      description: `Generated atom ${i} in layer ${layer}`,
+    });
+  }
+  return drafts;
+}
+
 async function main(): Promise<void> {
-  const drafts = readAtomSources(folder);
+  const generate = process.argv.indexOf('--generate');
+  const drafts = generate > 0 ? generateAtoms(Number(process.argv[generate + 1])) : readAtomSources(folder);
   // A fresh store: the committed database holds exactly these atoms, each at version 1.
   for (const f of ['atoms.db', 'atoms.journal', 'latest.js']) rmSync(join(folder, '.atomic', f), { force: true });
   const workspace = await AtomWorkspace.open(folder, { log: stderrLogger('warn') });
   try {
     const { result, build } = await workspace.upsertMany(drafts);
     if (build.status !== 'success') throw new Error(build.error_message ?? 'the build failed');
-    process.stderr.write(`seeded ${result.length} atoms into ${join(folder, '.atomic')}; bundle order: ${build.order.join(' -> ')}\n`);
+    process.stderr.write(`seeded ${result.length} atoms into ${join(folder, '.atomic')}; bundle order: ${build.order.length > 30 ? `${build.order.slice(0, 5).join(' -> ')} -> … (${build.order.length})` : build.order.join(' -> ')}\n`);
   } finally {
     await workspace.close();
   }

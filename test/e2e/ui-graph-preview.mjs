@@ -1,0 +1,407 @@
+// The dependency graph and the live preview in a real VS Code (code-server) driven through Chromium:
+// open both on the jumping-cube sample, check what they show against the MCP server's own structure,
+// click and double-click nodes, change atoms through MCP (stdio bridge, like an external agent) and watch
+// both views update without being reopened, see a runtime error tied to its atom and a failed build
+// replace the page, then render a 1,000-atom workspace and report its time. Every screenshot is checked
+// for content (a blank webview fails) and saved in .e2e/screenshots/graph-preview/.
+// Usage: node test/e2e/ui-graph-preview.mjs [--no-build] ; exit code 0 = every check passed.
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { buildAndPackage, ensureInstalled, installVsix, launchBrowser, log, newRunDir, root, startCodeServer, vsixPath, workbenchUrl } from '../../scripts/e2e/lib.mjs';
+import { callTool, connectCli } from '../../scripts/e2e/sample.mjs';
+
+const shots = join(root, '.e2e', 'screenshots', 'graph-preview');
+const results = [];
+const measurements = {};
+
+function check(name, ok, detail = '') {
+  results.push({ name, ok: !!ok });
+  log(`${ok ? 'PASS' : 'FAIL'} ${name}${detail ? ` ${detail}` : ''}`);
+}
+
+/** Polls `probe` until it returns something truthy; fails with `what` after `ms`. */
+async function until(what, probe, ms = 30_000) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    try {
+      last = await probe();
+      if (last) return last;
+    } catch (err) {
+      last = err.message;
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)?.slice(0, 200)})`);
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** The frame of a webview whose document has an element with `id` (webviews are nested iframes). */
+async function webviewFrame(page, id) {
+  return until(`a webview with #${id}`, async () => {
+    for (const frame of page.frames()) {
+      if (await frame.evaluate((i) => !!document.getElementById(i), id).catch(() => false)) return frame;
+    }
+    return undefined;
+  });
+}
+
+const graphStatus = (frame) => frame.evaluate(() => ({ ...document.getElementById('status').dataset, text: document.getElementById('status').textContent }));
+const previewState = (frame) => frame.evaluate(() => ({ ...document.getElementById('state').dataset, text: document.getElementById('state').textContent }));
+const consoleText = (frame) => frame.evaluate(() => document.getElementById('console-list').innerText);
+
+// ---- screenshots, checked for content ---------------------------------------------------------------
+
+/** Decodes an 8-bit RGB/RGBA, non-interlaced PNG (what Chromium writes) into { width, height, channels, data }. */
+function decodePng(buffer) {
+  let pos = 8;
+  let width = 0;
+  let height = 0;
+  let channels = 0;
+  const idat = [];
+  while (pos < buffer.length) {
+    const length = buffer.readUInt32BE(pos);
+    const type = buffer.toString('latin1', pos + 4, pos + 8);
+    const body = buffer.subarray(pos + 8, pos + 8 + length);
+    if (type === 'IHDR') {
+      width = body.readUInt32BE(0);
+      height = body.readUInt32BE(4);
+      if (body[8] !== 8 || body[12] !== 0) throw new Error('only 8-bit non-interlaced PNGs');
+      channels = { 2: 3, 6: 4 }[body[9]];
+      if (!channels) throw new Error(`PNG colour type ${body[9]} not handled`);
+    } else if (type === 'IDAT') idat.push(body);
+    pos += 12 + length;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = width * channels;
+  const data = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)];
+    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    for (let x = 0; x < stride; x++) {
+      const a = x >= channels ? data[y * stride + x - channels] : 0;
+      const b = y > 0 ? data[(y - 1) * stride + x] : 0;
+      const c = x >= channels && y > 0 ? data[(y - 1) * stride + x - channels] : 0;
+      const p = a + b - c;
+      const pred = [0, a, b, (a + b) >> 1, Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c][filter];
+      data[y * stride + x] = (line[x] + pred) & 0xff;
+    }
+  }
+  return { width, height, channels, data };
+}
+
+/** How much of an image differs from its most common colour, and how many colours it has. */
+function imageContent(png) {
+  const { data, channels } = decodePng(png);
+  const counts = new Map();
+  for (let i = 0; i < data.length; i += channels) {
+    // Quantised, so anti-aliasing does not count as many colours.
+    const key = ((data[i] >> 3) << 10) | ((data[i + 1] >> 3) << 5) | (data[i + 2] >> 3);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const pixels = data.length / channels;
+  const top = Math.max(...counts.values());
+  return { colours: counts.size, nonBackground: 1 - top / pixels };
+}
+
+/** Screenshots the page and the webview's area; the area must not be blank. */
+async function shot(page, name, webview, minContent = 0.01) {
+  await page.waitForTimeout(250);
+  await page.screenshot({ path: join(shots, name) });
+  const box = await (await webview.frameElement()).boundingBox();
+  const area = await page.screenshot({ clip: box });
+  const content = imageContent(area);
+  check(`${name}: the webview is not blank`, content.nonBackground >= minContent && content.colours >= 4, `${(content.nonBackground * 100).toFixed(1)}% drawn, ${content.colours} colours`);
+  log(`screenshot ${name}`);
+}
+
+// ---- the run ------------------------------------------------------------------------------------------
+
+function copySample(folder) {
+  const example = join(root, 'examples', 'jumping-cube');
+  mkdirSync(join(folder, '.atomic'), { recursive: true });
+  for (const f of ['.atomic/atoms.db', '.atomic/atoms.journal', '.atomic/.gitignore', 'preview.html']) cpSync(join(example, f), join(folder, f));
+}
+
+export async function runGraphPreviewUi({ build = true } = {}) {
+  const t0 = Date.now();
+  if (!process.env.ATOMIC_E2E_SKIP_INSTALL) ensureInstalled();
+  const vsix = build ? buildAndPackage() : vsixPath();
+  rmSync(shots, { recursive: true, force: true });
+  mkdirSync(shots, { recursive: true });
+  const runDir = newRunDir('graph');
+  installVsix(vsix, join(runDir, 'ext'), join(runDir, 'ud'));
+  const folder = join(runDir, 'jumping-cube');
+  copySample(folder);
+  const large = join(runDir, 'thousand-atoms');
+  execFileSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'seed-example.ts'), '--generate', '1000', large], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const server = await startCodeServer({ runDir, folder });
+  log(`code-server ${server.url} (run dir ${runDir}) after ${Date.now() - t0} ms`);
+  let browser;
+  let agent;
+  try {
+    browser = await launchBrowser(runDir);
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    page.on('pageerror', (e) => log('pageerror', e.message));
+    await page.goto(workbenchUrl(server.url, folder));
+    await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: 90_000 });
+    const container = page.locator('.part.activitybar .action-item a[aria-label^="Atomic Coding"]').first();
+    await container.waitFor({ timeout: 60_000 });
+    await container.click();
+    await page.locator('.part.sidebar .monaco-list-row', { hasText: 'feature' }).first().waitFor({ timeout: 60_000 });
+
+    // What the MCP server says the graph is: the reference for what the view must draw.
+    agent = await connectCli(folder);
+    const structure = JSON.parse(await callTool(agent, 'get_code_structure', {}));
+    const edgeCount = structure.reduce((n, a) => n + a.depends_on.length, 0);
+    const dependentsOf = (name) => structure.filter((a) => a.depends_on.includes(name)).map((a) => a.name);
+    const depsOf = (name) => structure.find((a) => a.name === name).depends_on;
+
+    // 1. The graph, opened from the tree's title bar button.
+    // The view's title-bar actions show while the pointer is over the view.
+    await page.locator('.part.sidebar .monaco-list-row').first().hover();
+    await page.locator('.part.sidebar .action-label[aria-label^="Show Dependency Graph"]:visible').first().click();
+    const graph = await webviewFrame(page, 'status');
+    const first = await until('the graph to render', async () => {
+      const s = await graphStatus(graph);
+      return s.renderMs && s.nodes === String(structure.length) ? s : undefined;
+    });
+    check('the graph shows every atom of the sample', first.nodes === String(structure.length), `${first.nodes} nodes`);
+    check('the graph shows every dependency as an edge', first.edges === String(edgeCount), `${first.edges} edges`);
+    check('the graph reports its render time', Number(first.renderMs) > 0, `${first.renderMs} ms for ${first.nodes} atoms`);
+    measurements.sampleRenderMs = Number(first.renderMs);
+    const positions = await graph.evaluate(() => ['game_loop', 'update_player', 'player_jump', 'physics_config'].map((n) => window.atomicGraph.positionOf(n).y));
+    check('layers: each atom is drawn above what it depends on', positions[0] < positions[1] && positions[1] < positions[2] && positions[2] < positions[3], JSON.stringify(positions));
+    await shot(page, '1-graph.png', graph);
+
+    // 2. A click lights up the atom's dependencies and dependents and fades the rest.
+    const at = await graph.evaluate(() => window.atomicGraph.positionOf('player_jump'));
+    await graph.locator('#graph').click({ position: at });
+    const selected = await until('the selection', async () => {
+      const s = await graphStatus(graph);
+      return s.selected === 'player_jump' ? s : undefined;
+    });
+    const neighbours = depsOf('player_jump').length + dependentsOf('player_jump').length;
+    check('a click selects the node and lights up its neighbours', selected.highlighted === String(neighbours), `${selected.highlighted} lit (expected ${neighbours}): ${selected.text}`);
+    const classes = await graph.evaluate(() => ({ dep: window.atomicGraph.classesOf('physics_config'), user: window.atomicGraph.classesOf('update_player'), other: window.atomicGraph.classesOf('draw_hud') }));
+    check('its dependency and its dependent are highlighted, an unrelated atom fades', classes.dep.includes('highlight') && classes.user.includes('highlight') && classes.other.includes('faded'), JSON.stringify(classes));
+    await shot(page, '2-graph-click-highlight.png', graph);
+
+    // 3. Impact of changing physics_config: everything that depends on it, transitively.
+    await graph.evaluate(() => {
+      const s = document.getElementById('search');
+      s.value = 'physics_config';
+      s.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
+    });
+    await graph.locator('#impact').click();
+    const impacted = new Set();
+    const walk = (n) => dependentsOf(n).forEach((d) => (impacted.has(d) ? 0 : (impacted.add(d), walk(d))));
+    walk('physics_config');
+    const impact = await until('the impact view', async () => {
+      const s = await graphStatus(graph);
+      return s.selected === 'physics_config' && s.text.includes('affects') ? s : undefined;
+    });
+    check('the impact control lights up every transitive dependent', impact.highlighted === String(impacted.size), `${impact.highlighted} (expected ${impacted.size}): ${impact.text}`);
+    await shot(page, '3-graph-impact.png', graph);
+    await graph.locator('#impact').click();
+
+    // 4. Tree mode: what game_loop needs, recursively.
+    await graph.evaluate(() => {
+      const s = document.getElementById('search');
+      s.value = 'render_frame';
+      s.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
+    });
+    await graph.locator('#mode').selectOption('needs');
+    const needs = new Set();
+    const down = (n) => depsOf(n).forEach((d) => (needs.has(d) ? 0 : (needs.add(d), down(d))));
+    down('render_frame');
+    const tree = await until('the tree mode', async () => {
+      const s = await graphStatus(graph);
+      return s.text.includes('shown') ? s : undefined;
+    });
+    check('tree mode shows only the atom and what it needs', tree.text.includes(`${needs.size + 1} shown`), tree.text);
+    await shot(page, '4-graph-tree-mode.png', graph);
+    await graph.locator('#mode').selectOption('graph');
+    await graph.locator('#graph').click({ position: { x: 5, y: 5 } });
+
+    // 5. Double-click opens the atom in the editor.
+    const atHud = await graph.evaluate(() => window.atomicGraph.positionOf('draw_hud'));
+    await graph.locator('#graph').dblclick({ position: atHud });
+    await page.locator('.tabs-container .tab', { hasText: 'draw_hud.js' }).waitFor({ timeout: 20_000 });
+    check('double-click opens the atom in the editor', true);
+
+    // 6. The live preview runs the game on its canvas.
+    await runCommand(page, 'Atomic Coding: Open Live Preview');
+    const preview = await webviewFrame(page, 'state');
+    const running = await until('the preview to run', async () => {
+      const s = await previewState(preview);
+      return s.status === 'running' ? s : undefined;
+    });
+    check('the preview runs latest.js', running.text.includes(`${structure.length} atoms`), running.text);
+    const game = await until('the game frame', async () => {
+      for (const f of page.frames()) if (await f.evaluate(() => !!document.querySelector('canvas#game') && !document.getElementById('state')).catch(() => false)) return f;
+      return undefined;
+    });
+    const pixels = () =>
+      game.evaluate(() => {
+        const c = document.getElementById('game');
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        const colours = new Set();
+        let cube = 0;
+        for (let i = 0; i < d.length; i += 4) {
+          colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+          if (d[i] === 242 && d[i + 1] === 166 && d[i + 2] === 90) cube++;
+        }
+        return { colours: colours.size, cube, size: [c.width, c.height] };
+      });
+    const drawn = await until('the game to draw', async () => ((await pixels()).cube > 0 ? pixels() : undefined));
+    check("the game draws on the workspace page's canvas (the orange cube is there)", drawn.cube > 500 && drawn.colours > 4, JSON.stringify(drawn));
+    check('the bundle uses the workspace preview.html', await game.evaluate(() => document.body.innerText.includes('every piece of it is an atom')));
+    const started = await until('the console line', async () => ((await consoleText(preview)).includes('Jumping cube started') ? consoleText(preview) : undefined));
+    check('console output appears in the panel, tied to its atom', /game_loop:\d+\s*Jumping cube started/.test(started), JSON.stringify(started.slice(0, 200)));
+    await shot(page, '5-preview.png', preview);
+
+    // 7. An agent changes atoms through MCP: both views update in place.
+    const viewportBefore = await graph.evaluate(() => window.atomicGraph.viewport());
+    const generation = Number(running.generation);
+    await callTool(agent, 'upsert_atom', {
+      name: 'score_label',
+      type: 'util',
+      description: 'The HUD text for the jump counter',
+      inputs: [{ name: 'jumps', type: 'number' }],
+      outputs: [{ name: 'label', type: 'string' }],
+      code: "function score_label(jumps) {\n  if (!score_label.told) {\n    score_label.told = true;\n    console.warn('score_label: first frame, jumps =', jumps);\n  }\n  return 'Score: ' + jumps * 10;\n}\n",
+    });
+    await callTool(agent, 'upsert_atom', {
+      name: 'draw_hud',
+      type: 'feature',
+      description: 'Draws the score and how to play',
+      inputs: [{ name: 'jumps', type: 'number' }, { name: 'jumps_left', type: 'number' }],
+      outputs: [{ name: 'done', type: 'void' }],
+      dependencies: ['rgb_string', 'score_label'],
+      code: "function draw_hud(jumps, jumps_left) {\n  const ctx = document.getElementById('game').getContext('2d');\n  ctx.fillStyle = rgb_string([255, 230, 120]);\n  ctx.font = '20px sans-serif';\n  ctx.fillText(score_label(jumps) + '   air jumps: ' + jumps_left, 14, 28);\n}\n",
+    });
+    const updated = await until('the graph to update', async () => {
+      const s = await graphStatus(graph);
+      return s.nodes === String(structure.length + 1) && s.edges === String(edgeCount + 1) ? s : undefined;
+    });
+    check('the open graph shows the new atom and its edge without being reopened', true, `${updated.nodes} nodes, ${updated.edges} edges`);
+    const viewportAfter = await graph.evaluate(() => window.atomicGraph.viewport());
+    check("the update keeps the user's zoom and position", JSON.stringify(viewportAfter) === JSON.stringify(viewportBefore), `${JSON.stringify(viewportBefore)} -> ${JSON.stringify(viewportAfter)}`);
+    const reloaded = await until('the preview to reload', async () => {
+      const s = await previewState(preview);
+      return Number(s.generation) > generation && s.status === 'running' ? s : undefined;
+    });
+    check('the open preview reloads after the rebuild', Number(reloaded.generation) > generation, `generation ${generation} -> ${reloaded.generation}`);
+    const warned = await until('the new atom to log', async () => ((await consoleText(preview)).includes('score_label: first frame') ? consoleText(preview) : undefined));
+    check("the new atom's console.warn is tied to score_label", /score_label:\d+\s*score_label: first frame/.test(warned), JSON.stringify(warned.slice(-200)));
+    await shot(page, '6-graph-after-upsert.png', graph);
+    await graph.evaluate(() => {
+      const s = document.getElementById('search');
+      s.value = 'score_label';
+      s.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
+    });
+    await shot(page, '7-preview-after-upsert.png', preview);
+
+    // 8. A runtime error is shown in the panel and tied to the atom it came from.
+    const cube = structure.find((a) => a.name === 'draw_cube');
+    const original = await callTool(agent, 'read_atoms', { names: ['draw_cube'] });
+    const originalCode = original.slice(original.indexOf('function draw_cube'));
+    await callTool(agent, 'upsert_atom', {
+      name: 'draw_cube',
+      type: 'feature',
+      inputs: cube.inputs,
+      outputs: cube.outputs,
+      dependencies: cube.depends_on,
+      code: originalCode.replace('ctx.fillRect(x, y, size, size);', 'ctx.fillRect(x, y, size, size);\n  cube_shadow(x, y);'),
+    });
+    const errorText = await until('the runtime error', async () => ((await consoleText(preview)).includes('cube_shadow is not defined') ? consoleText(preview) : undefined));
+    check('a runtime error appears in the panel, tied to draw_cube and its line', /draw_cube:\d+\s*Uncaught ReferenceError: cube_shadow is not defined/.test(errorText), JSON.stringify(errorText.slice(-160)));
+    await shot(page, '8-preview-runtime-error.png', preview);
+    await callTool(agent, 'upsert_atom', { name: 'draw_cube', type: 'feature', inputs: cube.inputs, outputs: cube.outputs, dependencies: cube.depends_on, code: originalCode });
+
+    // 9. A failed build (the bundle's folder cannot be written) shows the error, not a stale game.
+    mkdirSync(join(folder, '.vscode'), { recursive: true });
+    writeFileSync(join(folder, 'blocker'), 'a file where the bundle wants a folder');
+    writeFileSync(join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'atomicCoding.bundle.outputPath': 'blocker/latest.js' }));
+    const failed = await until('the failed build', async () => {
+      const s = await previewState(preview);
+      return s.status === 'failed' ? s : undefined;
+    });
+    const failure = await preview.evaluate(() => ({ visible: !document.getElementById('build-error').hidden, text: document.getElementById('build-error').textContent, frame: !!document.getElementById('frame') }));
+    check('a failed build replaces the page with its error', failure.visible && !failure.frame && /build failed/.test(failure.text), JSON.stringify(failure.text.slice(0, 160)));
+    check('the state says the build failed', /build failed/.test(failed.text), failed.text);
+    await shot(page, '9-preview-build-failed.png', preview, 0.003);
+    unlinkSync(join(folder, '.vscode', 'settings.json'));
+    await until('the preview to run again', async () => (await previewState(preview)).status === 'running');
+    check('the next successful build runs the game again', true);
+
+    // 10. 1,000 atoms in the real webview.
+    const second = await browser.newPage();
+    await second.goto(workbenchUrl(server.url, large));
+    await second.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: 90_000 });
+    const container2 = second.locator('.part.activitybar .action-item a[aria-label^="Atomic Coding"]').first();
+    await container2.waitFor({ timeout: 60_000 });
+    await container2.click();
+    await second.locator('.part.statusbar .statusbar-item', { hasText: '1000 atoms' }).first().waitFor({ timeout: 90_000 });
+    await runCommand(second, 'Atomic Coding: Show Dependency Graph');
+    const big = await webviewFrame(second, 'status');
+    const bigStatus = await until('1,000 atoms to render', async () => {
+      const s = await graphStatus(big);
+      return s.renderMs && s.nodes === '1000' ? s : undefined;
+    }, 120_000);
+    measurements.thousandRenderMs = Number(bigStatus.renderMs);
+    check('the graph renders 1,000 atoms', bigStatus.nodes === '1000', `${bigStatus.nodes} nodes, ${bigStatus.edges} edges in ${bigStatus.renderMs} ms`);
+    await shot(second, '10-graph-1000-atoms.png', big, 0.005);
+    const bigAgent = await connectCli(large);
+    try {
+      const before = bigStatus.renderMs;
+      const t = Date.now();
+      await callTool(bigAgent, 'upsert_atom', { name: 'gen_extra', type: 'util', code: 'function gen_extra() {\n  return 1;\n}\n' });
+      const after = await until('the 1,000-atom graph to update', async () => {
+        const s = await graphStatus(big);
+        return s.nodes === '1001' && s.renderMs !== before ? s : undefined;
+      }, 120_000);
+      measurements.thousandUpdateMs = Number(after.renderMs);
+      measurements.thousandUpsertToGraphMs = Date.now() - t;
+      check('a change to the 1,000-atom graph updates in place', after.nodes === '1001', `update rendered in ${after.renderMs} ms`);
+    } finally {
+      await bigAgent.close();
+    }
+    await second.close();
+  } catch (err) {
+    log(`ERROR ${err.stack ?? err}`);
+    results.push({ name: 'no unexpected error', ok: false });
+    const page = browser?.pages().at(-1);
+    if (page) await page.screenshot({ path: join(shots, 'failure.png') }).catch(() => {});
+  } finally {
+    await agent?.close().catch(() => {});
+    await browser?.close().catch(() => {});
+    server.stop();
+  }
+  const failed = results.filter((r) => !r.ok).length;
+  writeFileSync(join(shots, 'measurements.json'), JSON.stringify(measurements, null, 2));
+  log(`graph/preview UI run: ${results.length - failed} checks passed, ${failed} failed, after ${Date.now() - t0} ms; screenshots in ${shots}`);
+  log(`measurements: ${JSON.stringify(measurements)}`);
+  return failed || results.length === 0 ? 1 : 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runGraphPreviewUi({ build: !process.argv.includes('--no-build') }).then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
