@@ -168,7 +168,24 @@ export async function runUi({ build = true } = {}) {
     check("an agent's new atom appears in the tree", clean(await row('score_counter').innerText()).includes('(score: number) => number'));
     await shot(page, '6-agent-change.png');
 
-    // 7. An empty folder shows the welcome view with its buttons.
+    // 7. The status bar item opens the details: server, atoms, last build, and actions.
+    await page.locator('.part.statusbar .statusbar-item', { hasText: 'atoms' }).first().click();
+    const details = page.locator('.quick-input-widget');
+    await details.locator('.monaco-list-row', { hasText: 'MCP server running' }).waitFor({ timeout: 15_000 });
+    const detailRows = clean((await details.locator('.monaco-list-row').allInnerTexts()).join(' | '));
+    check('the status details show the server, the atoms and the last build', /http:\/\/127\.0\.0\.1:\d+\/mcp/.test(detailRows) && /6 atoms/.test(detailRows) && /Last build succeeded/.test(detailRows), JSON.stringify(detailRows.slice(0, 160)));
+    await shot(page, '7-status-details.png');
+    await page.keyboard.press('Escape');
+
+    // 8. VS Code's own MCP client knows the server with no configuration.
+    await runCommand(page, 'MCP: List Servers');
+    const listed = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Atomic Coding' }).first();
+    await listed.waitFor({ timeout: 15_000 }).catch(() => {});
+    check("VS Code's MCP: List Servers shows Atomic Coding", await listed.isVisible());
+    await shot(page, '8-mcp-servers.png');
+    await page.keyboard.press('Escape');
+
+    // 9. An empty folder shows the welcome view with its buttons.
     const second = await browser.newPage();
     await second.goto(workbenchUrl(server.url, empty));
     const container2 = second.locator('.part.activitybar .action-item a[aria-label^="Atomic Coding"]').first();
@@ -179,7 +196,7 @@ export async function runUi({ build = true } = {}) {
     await welcome.waitFor({ timeout: 30_000 });
     const welcomeText = clean(await welcome.innerText());
     check('an empty folder shows the welcome view with New Atom', welcomeText.includes('New Atom') && welcomeText.includes('Connect Other Agents'), JSON.stringify(welcomeText.slice(0, 100)));
-    await shot(second, '7-welcome-view.png');
+    await shot(second, '9-welcome-view.png');
   } catch (err) {
     log(`ERROR ${err.stack ?? err}`);
     results.push({ name: 'no unexpected error', ok: false });

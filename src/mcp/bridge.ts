@@ -75,6 +75,11 @@ export async function runBridge(options: BridgeOptions): Promise<void> {
   const { log } = options;
   const connect = options.connect ?? defaultConnect;
   const local = options.local ?? new StdioServerTransport();
+  if (!options.local) {
+    // MCP clients usually stop a stdio server with a signal: end the HTTP session on the way out, so
+    // the server does not keep it open until its idle timeout.
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => void local.close());
+  }
   const first = await options.discover();
   if (!first) throw new Error('no running Atomic Coding server to bridge to');
 

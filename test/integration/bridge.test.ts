@@ -130,3 +130,22 @@ describe('stdio bridge to the running server', () => {
     assert.match(readFileSync(join(own, '.atomic', 'latest.js'), 'utf8'), /function solo\(\)/);
   });
 });
+
+describe('stdio bridge: stopping', () => {
+  it('ends its HTTP session when the agent stops it with a signal', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bridge-stop-'));
+    const workspace = await AtomWorkspace.open(dir);
+    const host = await McpHttpHost.start(workspace, silentLogger);
+    try {
+      const agent = await stdioClient(dir);
+      await agent.listTools();
+      assert.equal(host.sessions.size, 1, 'the bridge opened one session');
+      await agent.close(); // the SDK ends stdin and signals the process
+      for (let i = 0; i < 100 && host.sessions.size > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(host.sessions.size, 0, 'the session was closed, not left to time out');
+    } finally {
+      await host.close();
+      await workspace.close();
+    }
+  });
+});
