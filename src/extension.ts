@@ -45,6 +45,7 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
     session = new AtomSession(choice.folder.uri, log, () => ({
       bundlePath: config().get<string>('bundle.outputPath', '.atomic/latest.js') || '.atomic/latest.js',
       port: config().get<number>('server.port', 0),
+      embeddingProvider: config().get<string>('search.embeddingProvider', 'local') === 'keyword' ? 'keyword' : 'local',
     }));
   }
 
@@ -76,8 +77,8 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
       { dispose: () => void s.dispose() },
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('atomicCoding.bundle.outputPath')) void s.applyBundlePath();
-        if (e.affectsConfiguration('atomicCoding.server.port')) void s.restart();
-        if (e.affectsConfiguration('atomicCoding.workspaceFolder') || e.affectsConfiguration('atomicCoding.search.embeddingProvider')) {
+        if (e.affectsConfiguration('atomicCoding.server.port') || e.affectsConfiguration('atomicCoding.search.embeddingProvider')) void s.restart();
+        if (e.affectsConfiguration('atomicCoding.workspaceFolder')) {
           void vscode.window
             .showInformationMessage('Atomic Coding: reload the window to apply the new setting.', 'Reload Window')
             .then((r) => r && vscode.commands.executeCommand('workbench.action.reloadWindow'));

@@ -13,6 +13,7 @@ import type { BuildRecord, StoreChange } from '../store/atomStore.js';
 import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';
 import type * as Core from './core.js';
+import { KeywordOnlyProvider } from './keywordSearch.js';
 
 /**
  * The store, the bundler, search and the MCP server are loaded on first start, not with the extension:
@@ -31,6 +32,7 @@ export type SessionState = 'idle' | 'starting' | 'ready' | 'failed';
 export interface SessionSettings {
   bundlePath: string;
   port: number;
+  embeddingProvider: 'local' | 'keyword';
 }
 
 export class AtomSession implements vscode.Disposable {
@@ -119,10 +121,15 @@ export class AtomSession implements vscode.Disposable {
     if (this._state === 'ready') return;
     this.setState('starting');
     const started = performance.now();
-    const { bundlePath, port } = this.settings();
+    const { bundlePath, port, embeddingProvider } = this.settings();
     try {
       const { AtomWorkspace, McpHttpHost } = loadCore();
-      const workspace = await AtomWorkspace.open(this.folder.fsPath, { log: this.log, bundlePath });
+      const workspace = await AtomWorkspace.open(this.folder.fsPath, {
+        log: this.log,
+        bundlePath,
+        // 'local' leaves the default: the shipped model, loaded in a worker on the first search.
+        embeddings: embeddingProvider === 'keyword' ? new KeywordOnlyProvider() : undefined,
+      });
       this._workspace = workspace;
       this.subscriptions.push(
         workspace.onDidChange((change) => this.atomsEmitter.fire(change)),
