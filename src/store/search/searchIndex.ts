@@ -80,7 +80,11 @@ export interface SearchIndexOptions {
 
 export class SearchIndex implements Disposable {
   private readonly lexical = new LexicalIndex();
-  private lexicalBuilt = false;
+  /** Settles when the full-text index holds every atom; unset until first needed. */
+  private lexicalReady: Promise<void> | undefined;
+  /** Atoms changed while the full-text index is being built, to be put again after it. */
+  private lexicalDirty: Set<string> | undefined;
+  private lexicalGeneration = 0;
   private readonly vectors: VectorIndex;
   private readonly queue: EmbedQueue;
   private readonly progressEmitter = new Emitter<IndexProgress>();
@@ -126,6 +130,8 @@ export class SearchIndex implements Disposable {
       this.subscription = this.source.onDidChange((e) => this.onChange(e));
       this.opened = this.loadVectors();
       this.opened.catch((err) => this.log.error(`search: could not open the vector index: ${(err as Error).message}`));
+      // Built in slices in the background, so the first search need not wait for it.
+      void this.opened.finally(() => this.ensureLexical());
       const delay = this.options.backlogDelayMs ?? BACKLOG_DELAY_MS;
       if (delay <= 0) this.queue.allowBackground();
       else {
@@ -143,7 +149,7 @@ export class SearchIndex implements Disposable {
     this.queue.allowBackground();
     const threshold = options.threshold ?? SIMILARITY_THRESHOLD;
     await this.open().catch(() => {});
-    this.ensureLexical();
+    await this.ensureLexical();
     // Read your writes: atoms just changed are embedded and indexed before the query is answered.
     while (this.settling.size > 0) await Promise.all(this.settling);
     await this.queue.urgentSettled();
@@ -152,6 +158,7 @@ export class SearchIndex implements Disposable {
     const lexicalRanking =
       mode === 'semantic' ? [] : this.lexical.search(text, CANDIDATES, options.type, options.expand ?? true).map((h) => h.name);
     const foundByWords = new Set(lexicalRanking);
+    const pins = mode === 'fused' ? this.pinnedNames(text, lexicalRanking, options.type) : new Map<string, number>();
 
     let queryVector: Float32Array | undefined;
     let semanticUnavailable: string | undefined;
@@ -171,7 +178,6 @@ export class SearchIndex implements Disposable {
     }
 
     const fused = reciprocalRankFusion([{ names: lexicalRanking }, { names: semanticRanking }]);
-    const pins = mode === 'fused' ? this.pinnedNames(text, options.type) : new Map<string, number>();
     for (const name of pins.keys()) if (!fused.has(name)) fused.set(name, 0);
 
     const ranked = [...fused.entries()]
@@ -236,17 +242,21 @@ export class SearchIndex implements Disposable {
     if (this.disposed) return;
     switch (e.kind) {
       case 'upsert':
-        if (this.lexicalBuilt) this.lexical.put(e.atom);
+        if (this.lexicalDirty) this.lexicalDirty.add(e.atom.name);
+        else if (this.lexicalReady) this.lexical.put(e.atom);
         this.queue.allowBackground();
         this.track(this.reconcile(e.atom.name, true));
         break;
       case 'delete':
+        this.lexicalDirty?.add(e.atom.name);
         this.lexical.remove(e.atom.name);
         this.queue.cancel(e.atom.name);
         if (this.vectors.meta(e.atom.name)) this.vectors.delete(e.atom.name);
         break;
       case 'reload':
-        this.lexicalBuilt = false;
+        this.lexicalGeneration++;
+        this.lexicalReady = undefined;
+        this.lexicalDirty = undefined;
         this.lexical.clear();
         this.track((this.opened ?? Promise.resolve()).then(() => this.reconcileAll()));
         break;
@@ -259,11 +269,34 @@ export class SearchIndex implements Disposable {
     void settled.finally(() => this.settling.delete(settled));
   }
 
-  private ensureLexical(): void {
-    if (this.lexicalBuilt) return;
+  private ensureLexical(): Promise<void> {
+    if (!this.lexicalReady) this.lexicalReady = this.buildLexical();
+    return this.lexicalReady;
+  }
+
+  /**
+   * Fills the full-text index from the store in slices of 500 atoms (10,000 atoms take about a
+   * second), yielding between them so the extension host stays responsive. Changes made
+   * meanwhile are applied after. A reload starts a new build; this one then stops.
+   */
+  private async buildLexical(): Promise<void> {
+    const generation = ++this.lexicalGeneration;
+    this.lexicalDirty = new Set();
     this.lexical.clear();
-    for (const atom of this.source.all()) this.lexical.put(atom);
-    this.lexicalBuilt = true;
+    const atoms = this.source.all();
+    for (let i = 0; i < atoms.length; i++) {
+      this.lexical.put(atoms[i]!);
+      if (i % 500 === 499) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (generation !== this.lexicalGeneration) return;
+      }
+    }
+    for (const name of this.lexicalDirty ?? []) {
+      const atom = this.source.get(name);
+      if (atom) this.lexical.put(atom);
+      else this.lexical.remove(name);
+    }
+    this.lexicalDirty = undefined;
   }
 
   private async loadVectors(): Promise<void> {
@@ -374,17 +407,18 @@ export class SearchIndex implements Disposable {
    * Atoms the query names: 2 for the exact name ("math_clamp", "math clamp", "mathClamp"),
    * 1 when every query word is a word of the name ("clamp" -> math_clamp).
    */
-  private pinnedNames(query: string, type: AtomType | undefined): Map<string, number> {
+  private pinnedNames(query: string, candidates: readonly string[], type: AtomType | undefined): Map<string, number> {
     const pins = new Map<string, number>();
     const ofType = (atom: Atom | undefined): atom is Atom => atom !== undefined && (!type || atom.type === type);
     const exact = this.source.get(asAtomName(query));
     if (ofType(exact)) pins.set(exact.name, 2);
     const words = terms(query);
     if (words.length === 0) return pins;
-    for (const hit of this.lexical.search(query, CANDIDATES, type)) {
-      if (pins.has(hit.name)) continue;
-      const nameWords = new Set(terms(hit.name));
-      if (words.every((w) => nameWords.has(w))) pins.set(hit.name, 1);
+    // An atom whose name holds every query word also matches those words, so it is a candidate.
+    for (const name of candidates) {
+      if (pins.has(name)) continue;
+      const nameWords = new Set(terms(name));
+      if (words.every((w) => nameWords.has(w))) pins.set(name, 1);
     }
     return pins;
   }

@@ -23,11 +23,19 @@ export function splitWords(text: string): string[] {
     .filter((w) => w.length > 0);
 }
 
+/** Stems by word: a workspace has a few thousand distinct words and stemming is the slow part. */
+const stems = new Map<string, string | null>();
+const MAX_CACHED_STEMS = 100_000;
+
 /** The searchable form of one word, or null for a word that carries no meaning. */
 export function normalizeTerm(word: string): string | null {
+  const cached = stems.get(word);
+  if (cached !== undefined) return cached;
   const lower = word.toLowerCase();
-  if (STOP_WORDS.has(lower)) return null;
-  return stem(lower);
+  const result = STOP_WORDS.has(lower) ? null : stem(lower);
+  if (stems.size >= MAX_CACHED_STEMS) stems.clear();
+  stems.set(word, result);
+  return result;
 }
 
 /** Meaningful, stemmed words of a text, in order. */
