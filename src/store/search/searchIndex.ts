@@ -314,7 +314,10 @@ export class SearchIndex implements Disposable {
   private async reconcileAll(): Promise<void> {
     const atoms = this.source.all();
     const live = new Set(atoms.map((a) => a.name));
-    for (const name of this.vectors.names()) if (!live.has(name)) this.vectors.delete(name);
+    // Gone atoms, and vectors of another model (they may not even have the same length).
+    for (const name of this.vectors.names()) {
+      if (!live.has(name) || this.vectors.meta(name)?.model !== this.provider.modelId) this.vectors.delete(name);
+    }
     const stored = new Map(this.source.allEmbeddings().map((row) => [row.name, row]));
     let indexed = 0;
     const toIndex = atoms.filter((atom) => this.indexFromStore(atom, stored.get(atom.name), true) === 'needs-index');
