@@ -3,15 +3,16 @@
  * tests. `atomic-coding serve --workspace DIR [--port N] [--stdio]`.
  */
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { AtomError } from './atoms/errors.js';
 import { McpHttpHost } from './mcp/http.js';
-import { discoverServer, runBridge } from './mcp/bridge.js';
+import { discoverServer, runBridge, type RemoteServer } from './mcp/bridge.js';
 import { serveStdio } from './mcp/stdio.js';
 import { benchTools } from './mcp/tools/bench.js';
 import { allTools } from './mcp/tools/index.js';
-import { WorkspaceLockedError } from './store/lock.js';
-import { stderrLogger, type LogLevel } from './util/log.js';
+import type { ToolDefinition } from './mcp/tool.js';
+import { isProcessAlive, readLock, WorkspaceLockedError } from './store/lock.js';
+import { stderrLogger, type Logger, type LogLevel } from './util/log.js';
 import { VERSION } from './version.js';
 import { AtomWorkspace } from './workspace.js';
 
@@ -66,10 +67,15 @@ async function main(argv: string[]): Promise<number> {
 
   if (values.stdio && !values['bench-tools']) {
     // One writer per workspace: when VS Code (or another `serve`) already serves this folder, talk to it.
-    const remote = await discoverServer(dir);
+    const remote = (await discoverServer(dir)) ?? (lockedByLiveProcess(dir) ? await waitForServer(dir) : undefined);
     if (remote) {
       log.info(`${dir} is served by ${remote.url}: bridging stdio to it`);
-      await runBridge({ discover: () => discoverServer(dir), log });
+      const takeover = new Takeover(dir, log, tools);
+      try {
+        await runBridge({ discover: () => takeover.discover(), log });
+      } finally {
+        await takeover.close();
+      }
       return 0;
     }
   }
@@ -110,6 +116,60 @@ async function main(argv: string[]): Promise<number> {
   await host.close();
   await workspace.close();
   return 0;
+}
+
+/**
+ * When the server a bridge talks to dies, the next process takes over: the first bridge to find
+ * the workspace unlocked opens it and serves it over HTTP (writing server.json), and bridges to
+ * itself; the other bridges find that new server in server.json. So one process writes, always.
+ */
+class Takeover {
+  private local: { workspace: AtomWorkspace; host: McpHttpHost } | undefined;
+
+  constructor(
+    private readonly dir: string,
+    private readonly log: Logger,
+    private readonly tools: ToolDefinition[],
+  ) {}
+
+  async discover(): Promise<RemoteServer | undefined> {
+    if (this.local) return { url: this.local.host.url, headers: { Authorization: `Bearer ${this.local.host.token}` } };
+    const remote = await discoverServer(this.dir);
+    if (remote) return remote;
+    try {
+      const workspace = await AtomWorkspace.open(this.dir, { log: this.log });
+      const host = await McpHttpHost.start(workspace, this.log, { tools: this.tools });
+      this.local = { workspace, host };
+      this.log.info(`the server of ${this.dir} is gone: this process took over as its writer at ${host.url}`);
+      return this.discover();
+    } catch (err) {
+      if (err instanceof WorkspaceLockedError) return waitForServer(this.dir); // another process took over first
+      this.log.error(`could not take over ${this.dir}: ${(err as Error).message}`);
+      return undefined;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.local) return;
+    await this.local.host.close();
+    await this.local.workspace.close();
+  }
+}
+
+/** True when another live process holds the workspace lock (it may still be starting its server). */
+function lockedByLiveProcess(dir: string): boolean {
+  const owner = readLock(join(dir, '.atomic', 'lock'));
+  return owner !== undefined && owner.pid !== process.pid && isProcessAlive(owner.pid);
+}
+
+/** Waits up to five seconds for the lock holder to announce its server in server.json. */
+async function waitForServer(dir: string): Promise<RemoteServer | undefined> {
+  for (let i = 0; i < 50; i++) {
+    const remote = await discoverServer(dir);
+    if (remote) return remote;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return undefined;
 }
 
 function fail(message: string): number {
