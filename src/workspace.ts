@@ -4,7 +4,6 @@
  * durable store, then the rebuild that the store's change announcement calls for.
  */
 import { join, resolve } from 'node:path';
-import { existsSync } from 'node:fs';
 import { AtomError } from './atoms/errors.js';
 import { draftOf, versionToRestore } from './atoms/history.js';
 import type { Atom, AtomDraft, AtomVersion } from './atoms/model.js';
@@ -58,7 +57,7 @@ export class AtomWorkspace {
     const workspace = new AtomWorkspace(root, store, log, bundlePath, options.embeddings ?? new UseLiteProvider());
     // In the background: a search or an edit waits for it, opening the workspace does not.
     void workspace.search.open().catch(() => {});
-    if (!existsSync(bundlePath) && store.size > 0) await workspace.builder.rebuild();
+    if (store.size > 0 && !workspace.builder.hasWholeBundle()) await workspace.builder.rebuild();
     return workspace;
   }
 

@@ -25,29 +25,70 @@ export function findEntryPoint(atoms: ReadonlyMap<string, Atom>, order: readonly
 }
 
 export function createBundle(atomList: readonly Atom[], generatedAt: Date = new Date()): Bundle {
-  const atoms = new Map(atomList.map((a) => [a.name, a]));
-  const { order, cyclic } = topologicalOrder(new Map(atomList.map((a) => [a.name, a.dependencies])));
+  const { bytes, order, entry } = new IncrementalBundler().bundle(atomList, generatedAt);
+  return { code: bytes.toString('utf8'), order, entry };
+}
+
+/** A bundle as the bytes of latest.js. */
+export interface BundleBytes {
+  bytes: Buffer;
+  order: string[];
+  entry: string | null;
+}
+
+/**
+ * The same bundle as `createBundle`, remembering what did not change between builds: each
+ * atom's indented text, already UTF-8 encoded (keyed by the atom object, which the store
+ * replaces on every change), and the order with its entry point until `invalidateOrder()` says
+ * the graph changed. At 10,000 atoms a full build spent ~300 ms sorting, indenting, joining and
+ * encoding ~10 MB; a build after editing one atom's code only copies bytes.
+ */
+export class IncrementalBundler {
+  private readonly chunks = new WeakMap<Atom, Buffer>();
+  private layout: { order: string[]; entry: string | null; orderLine: Buffer; boot: Buffer } | undefined;
+
+  /** The set of atoms, a dependency list or a type changed: sort again at the next build. */
+  invalidateOrder(): void {
+    this.layout = undefined;
+  }
+
+  bundle(atomList: readonly Atom[], generatedAt: Date = new Date()): BundleBytes {
+    const atoms = new Map(atomList.map((a) => [a.name, a]));
+    if (!this.layout || this.layout.order.length !== atoms.size || this.layout.order.some((n) => !atoms.has(n))) {
+      const { order, entry } = layoutOf(atoms);
+      this.layout = {
+        order,
+        entry,
+        orderLine: Buffer.from(`// Atoms: ${order.length}\n// Order: ${order.join(' -> ')}\n(function() {\n  "use strict";\n\n`),
+        boot: Buffer.from(
+          ['  // Boot', entry ? `  if (typeof ${entry} === 'function') ${entry}();` : '  // no core atom: nothing to start', '})();', ''].join('\n'),
+        ),
+      };
+    }
+    const { order, entry, orderLine, boot } = this.layout;
+    const head = Buffer.from(`// === Atomic Coding Bundle ===\n// Generated: ${generatedAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}\n`);
+    const parts: Buffer[] = [head, orderLine];
+    for (const name of order) parts.push(this.chunk(atoms.get(name)!));
+    parts.push(boot);
+    return { bytes: Buffer.concat(parts), order: [...order], entry };
+  }
+
+  private chunk(atom: Atom): Buffer {
+    let bytes = this.chunks.get(atom);
+    if (bytes === undefined) {
+      bytes = Buffer.from(`  // --- [${atom.type}] ${atom.name} ---\n${indent(atom.code.trimEnd())}\n\n`);
+      this.chunks.set(atom, bytes);
+    }
+    return bytes;
+  }
+}
+
+function layoutOf(atoms: ReadonlyMap<string, Atom>): { order: string[]; entry: string | null } {
+  const { order, cyclic } = topologicalOrder(new Map([...atoms.values()].map((a) => [a.name, a.dependencies])));
   if (cyclic.length > 0) {
     throw new BundleError(`the atoms ${cyclic.join(', ')} depend on each other in a cycle; break the cycle and rebuild`);
   }
-  const entry = findEntryPoint(atoms, order);
-  const out: string[] = [
-    '// === Atomic Coding Bundle ===',
-    `// Generated: ${generatedAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}`,
-    `// Atoms: ${order.length}`,
-    `// Order: ${order.join(' -> ')}`,
-    '(function() {',
-    '  "use strict";',
-    '',
-  ];
-  for (const name of order) {
-    const atom = atoms.get(name)!;
-    out.push(`  // --- [${atom.type}] ${name} ---`, indent(atom.code.trimEnd()), '');
-  }
-  out.push('  // Boot');
-  out.push(entry ? `  if (typeof ${entry} === 'function') ${entry}();` : '  // no core atom: nothing to start');
-  out.push('})();', '');
-  return { code: out.join('\n'), order, entry };
+  return { order, entry: findEntryPoint(atoms, order) };
 }
 
 /** Indents by two spaces, except lines that start inside a template literal (their text would change). */

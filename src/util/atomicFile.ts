@@ -10,12 +10,22 @@ function tempPathFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
 }
 
-export async function writeFileAtomic(target: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+export interface AtomicWriteOptions {
+  /**
+   * false: skip both fsyncs. The file is still replaced atomically (readers and a killed process
+   * see the old or the new file), but a power loss may leave it empty or short. Only for files
+   * that can be derived again, and whose reader checks that they are whole.
+   */
+  durable?: boolean;
+}
+
+export async function writeFileAtomic(target: string, data: string | Uint8Array, mode = 0o644, options: AtomicWriteOptions = {}): Promise<void> {
+  const durable = options.durable ?? true;
   const temp = tempPathFor(target);
   const handle = await fsp.open(temp, 'w', mode);
   try {
     await handle.writeFile(data);
-    await handle.sync();
+    if (durable) await handle.sync();
   } catch (err) {
     await handle.close().catch(() => {});
     await fsp.unlink(temp).catch(() => {});
@@ -28,7 +38,7 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
     await fsp.unlink(temp).catch(() => {});
     throw err;
   }
-  await syncFolder(dirname(target));
+  if (durable) await syncFolder(dirname(target));
 }
 
 /** The synchronous twin, for exit paths where the event loop will not run again. */

@@ -1,0 +1,96 @@
+/**
+ * The incremental bundle (what the builder writes after every change) is byte for byte the
+ * bundle built from scratch, whatever changed in between; and a latest.js cut short (it is
+ * written without fsync) is rebuilt when the workspace opens.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createBundle, IncrementalBundler } from '../../src/build/bundler.js';
+import type { Atom, AtomDraft } from '../../src/atoms/model.js';
+import { validateDraft } from '../../src/atoms/validate.js';
+import { AtomWorkspace } from '../../src/workspace.js';
+import type { EmbeddingProvider } from '../../src/store/embeddings/provider.js';
+import { cube, gameLoop, mathClamp, playerJump } from '../support/atoms.js';
+import { tempDir } from '../support/tmp.js';
+
+const at = new Date('2026-02-08T12:00:00Z');
+
+function toAtom(d: AtomDraft, version = 1): Atom {
+  return { ...validateDraft(d), version, created_at: 't', updated_at: 't' };
+}
+
+/** Words only: these tests never need the model. */
+const noModel: EmbeddingProvider = {
+  modelId: 'none',
+  dimensions: 1,
+  embed: () => Promise.reject(new Error('no model in this test')),
+  dispose: async () => {},
+};
+
+test('an edit of one atom reuses the rest and gives the same bytes as a full build', () => {
+  const bundler = new IncrementalBundler();
+  let atoms = cube.map((d) => toAtom(d));
+  assert.equal(bundler.bundle(atoms, at).bytes.toString(), createBundle(atoms, at).code);
+  atoms = atoms.map((a) => (a.name === 'math_clamp' ? toAtom({ ...mathClamp, code: mathClamp.code.replace('max)', 'max) /* edited */') }, 2) : a));
+  assert.equal(bundler.bundle(atoms, at).bytes.toString(), createBundle(atoms, at).code);
+  assert.match(bundler.bundle(atoms, at).bytes.toString(), /edited/);
+});
+
+test('added and removed atoms are noticed even without invalidateOrder', () => {
+  const bundler = new IncrementalBundler();
+  const three = cube.filter((d) => d.name !== 'game_loop').map((d) => toAtom(d));
+  bundler.bundle(three, at);
+  const four = [...three, toAtom(gameLoop)];
+  assert.equal(bundler.bundle(four, at).bytes.toString(), createBundle(four, at).code);
+  assert.equal(bundler.bundle(three, at).bytes.toString(), createBundle(three, at).code);
+});
+
+test('a changed dependency or type re-sorts after invalidateOrder', () => {
+  const bundler = new IncrementalBundler();
+  const atoms = cube.map((d) => toAtom(d));
+  bundler.bundle(atoms, at);
+  const noDeps = atoms.map((a) => (a.name === 'player_jump' ? toAtom({ ...playerJump, dependencies: [], code: playerJump.code.replace('physics_config()', '{ jump_force: 1 }') }, 2) : a));
+  bundler.invalidateOrder();
+  const rebuilt = bundler.bundle(noDeps, at);
+  assert.equal(rebuilt.bytes.toString(), createBundle(noDeps, at).code);
+});
+
+test('the builder follows the store: a dependency change reorders latest.js', async () => {
+  const dir = tempDir();
+  const ws = await AtomWorkspace.open(dir, { embeddings: noModel });
+  try {
+    for (const d of cube) await ws.upsert(d);
+    const bundlePath = join(dir, '.atomic', 'latest.js');
+    const body = (code: string) => code.split('\n').slice(2).join('\n'); // without the Generated line
+    assert.equal(body(readFileSync(bundlePath, 'utf8')), body(createBundle(ws.store.all()).code));
+    // z_helper sorts last by name; once player_jump depends on it, it must come before player_jump.
+    await ws.upsert({ name: 'z_helper', type: 'util', code: 'function z_helper() { return 2; }' });
+    await ws.upsert({ ...playerJump, dependencies: ['physics_config', 'z_helper'] });
+    const order = /^\/\/ Order: (.*)$/m.exec(readFileSync(bundlePath, 'utf8'))![1]!.split(' -> ');
+    assert.ok(order.indexOf('z_helper') < order.indexOf('player_jump'), order.join(' -> '));
+    assert.equal(body(readFileSync(bundlePath, 'utf8')), body(createBundle(ws.store.all()).code));
+  } finally {
+    await ws.close();
+  }
+});
+
+test('a latest.js cut short (a power loss before it reached the disk) is rebuilt on open', async () => {
+  const dir = tempDir();
+  const bundlePath = join(dir, '.atomic', 'latest.js');
+  let ws = await AtomWorkspace.open(dir, { embeddings: noModel });
+  for (const d of cube) await ws.upsert(d);
+  await ws.close();
+  const whole = readFileSync(bundlePath, 'utf8');
+  writeFileSync(bundlePath, whole.slice(0, whole.length / 2));
+  ws = await AtomWorkspace.open(dir, { embeddings: noModel });
+  try {
+    assert.ok(ws.builder.hasWholeBundle());
+    assert.ok(readFileSync(bundlePath, 'utf8').endsWith('})();\n'));
+    writeFileSync(bundlePath, '');
+    assert.equal(ws.builder.hasWholeBundle(), false);
+  } finally {
+    await ws.close();
+  }
+});
