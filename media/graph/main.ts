@@ -28,6 +28,10 @@ const hint = $('hint');
 
 /** Above this many atoms, cheaper rendering: no labels when zoomed out, textures while panning. */
 const LARGE = 300;
+/** At most this many new atoms in one update are placed beside their neighbours (big graphs only). */
+const MAX_INCREMENTAL = 20;
+/** The distance between layers: rankSep plus a node's height. */
+const RANK_STEP = 82;
 
 let snapshot: GraphSnapshot = { atoms: [], cycles: [], unused: [], entry: null };
 let index = new GraphIndex(snapshot);
@@ -70,6 +74,8 @@ function applySnapshot(next: GraphSnapshot, focus?: string): void {
     const cyc = cycleEdges(next);
     cy.edges().forEach((e) => {
       e.toggleClass('cycle', cyc.has(e.id()));
+      // Straight edges cost far less to draw than curved ones when there are thousands.
+      e.toggleClass('fast', large);
     });
   });
   names.replaceChildren(...next.atoms.map((a) => Object.assign(document.createElement('option'), { value: a.name })));
@@ -80,7 +86,11 @@ function applySnapshot(next: GraphSnapshot, focus?: string): void {
   const r = (cy as unknown as { renderer(): { options?: Record<string, unknown> } }).renderer();
   if (r.options) Object.assign(r.options, { textureOnViewport: large, hideEdgesOnViewport: large, hideLabelsOnViewport: large });
   const layoutStarted = performance.now();
-  const needsLayout = !update || diff.structural;
+  // A big graph takes seconds to lay out in layers; a few new atoms are placed beside what they use
+  // instead, and the Layout button lays the whole graph out again when the user wants.
+  const incremental = update && large && diff.addedNodes.length <= MAX_INCREMENTAL && diff.removedNodes.length + diff.addedNodes.length < next.atoms.length / 10;
+  if (incremental) placeBesideNeighbours(diff.addedNodes);
+  const needsLayout = !update || (diff.structural && !incremental);
   const finish = () => {
     const layoutMs = performance.now() - layoutStarted;
     refreshHighlight();
@@ -89,10 +99,36 @@ function applySnapshot(next: GraphSnapshot, focus?: string): void {
       const ms = performance.now() - started;
       post({ type: 'rendered', nodes: cy.nodes().length, edges: cy.edges().length, ms: round(ms), layoutMs: round(needsLayout ? layoutMs : 0), update });
       status.dataset.renderMs = String(round(ms));
+      status.dataset.layoutMs = String(round(needsLayout ? layoutMs : 0));
     });
   };
   if (needsLayout) runLayout(!update, finish);
   else finish();
+}
+
+/**
+ * Puts each new atom one layer above the highest atom it uses (or below the lowest that uses it), at their
+ * mean x, so it appears where the layered layout would roughly put it without moving anything else.
+ */
+function placeBesideNeighbours(names: string[]): void {
+  const placed = new Set(cy.nodes().map((n) => n.id()).filter((id) => !names.includes(id)));
+  const extent = cy.nodes().filter((n) => placed.has(n.id())).boundingBox({});
+  for (const name of names) {
+    const node = cy.getElementById(name);
+    const deps = node.outgoers().nodes().filter((n) => placed.has(n.id()));
+    const users = node.incomers().nodes().filter((n) => placed.has(n.id()));
+    const ys = (c: cytoscape.NodeCollection) => c.nodes().map((n: cytoscape.NodeSingular) => n.position('y'));
+    const near = deps.nonempty() ? deps : users;
+    const xs = near.nodes().map((n: cytoscape.NodeSingular) => n.position('x'));
+    const x = xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : extent.x1;
+    const y = deps.nonempty()
+      ? Math.min(...ys(deps)) - RANK_STEP
+      : users.nonempty()
+        ? Math.max(...ys(users)) + RANK_STEP
+        : extent.y2 + RANK_STEP;
+    node.position({ x, y });
+    placed.add(name);
+  }
 }
 
 /** Lays out what is visible; `fit` only on the first draw, so the user's zoom and position are kept. */
@@ -196,7 +232,9 @@ function updateStatus(): void {
 function select(name: string | null, center = false): void {
   selected = name && index.has(name) ? name : null;
   const wasTree = mode !== 'graph';
+  const started = performance.now();
   refreshHighlight();
+  afterRender(() => (status.dataset.highlightMs = String(round(performance.now() - started))));
   if (wasTree) runLayout(true, () => {});
   else if (center && selected) cy.animate({ center: { eles: cy.getElementById(selected) }, duration: 200 });
   post({ type: 'selected', name: selected, highlighted: Number(status.dataset.highlighted ?? 0) });
@@ -245,6 +283,11 @@ impactButton.addEventListener('click', () => {
   vscode.setState({ selected, mode, impact });
 });
 $('fit').addEventListener('click', () => cy.fit(cy.elements().not('.hidden'), 30));
+$('relayout').addEventListener('click', () => {
+  status.textContent = `Laying out ${cy.nodes().not('.hidden').length} atoms…`;
+  // Let the status paint before the layout holds the thread.
+  setTimeout(() => runLayout(true, () => updateStatus()), 30);
+});
 
 // ---- theme ----------------------------------------------------------------------------------
 

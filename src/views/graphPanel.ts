@@ -162,6 +162,7 @@ function graphHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   </select>
   <button id="impact" aria-pressed="false" title="Light up every atom that depends on the selected one, transitively">Impact</button>
   <button id="fit" title="Fit the graph to the window">Fit</button>
+  <button id="relayout" title="Lay the whole graph out again in layers">Layout</button>
   <span class="legend"><span><span class="swatch unused"></span> unused</span><span><span class="swatch cycle"></span> cycle</span></span>
 </div>
 <div id="graph" role="img" aria-label="Dependency graph of the atoms"></div>

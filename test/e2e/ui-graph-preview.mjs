@@ -201,7 +201,7 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     await graph.evaluate(() => {
       const s = document.getElementById('search');
       s.value = 'physics_config';
-      s.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
+      s.dispatchEvent(new window.KeyboardEvent('keydown', { key: 'Enter' }));
     });
     await graph.locator('#impact').click();
     const impacted = new Set();
@@ -219,7 +219,7 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     await graph.evaluate(() => {
       const s = document.getElementById('search');
       s.value = 'render_frame';
-      s.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
+      s.dispatchEvent(new window.KeyboardEvent('keydown', { key: 'Enter' }));
     });
     await graph.locator('#mode').selectOption('needs');
     const needs = new Set();
@@ -309,7 +309,7 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     await graph.evaluate(() => {
       const s = document.getElementById('search');
       s.value = 'score_label';
-      s.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
+      s.dispatchEvent(new window.KeyboardEvent('keydown', { key: 'Enter' }));
     });
     await shot(page, '7-preview-after-upsert.png', preview);
 
@@ -362,19 +362,30 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     }, 120_000);
     measurements.thousandRenderMs = Number(bigStatus.renderMs);
     check('the graph renders 1,000 atoms', bigStatus.nodes === '1000', `${bigStatus.nodes} nodes, ${bigStatus.edges} edges in ${bigStatus.renderMs} ms`);
+    measurements.thousandLayoutMs = Number(bigStatus.layoutMs);
     await shot(second, '10-graph-1000-atoms.png', big, 0.005);
+    const bigNode = await big.evaluate(() => window.atomicGraph.positionOf('gen_l8_a520'));
+    await big.locator('#graph').click({ position: bigNode });
+    const bigSelected = await until('a click in the 1,000-atom graph', async () => {
+      const s = await graphStatus(big);
+      return s.selected === 'gen_l8_a520' && s.highlightMs ? s : undefined;
+    });
+    measurements.thousandClickHighlightMs = Number(bigSelected.highlightMs);
+    check('a click in the 1,000-atom graph highlights', Number(bigSelected.highlighted) > 0, `${bigSelected.highlighted} lit in ${bigSelected.highlightMs} ms`);
+    await shot(second, '11-graph-1000-atoms-click.png', big, 0.005);
     const bigAgent = await connectCli(large);
     try {
       const before = bigStatus.renderMs;
       const t = Date.now();
-      await callTool(bigAgent, 'upsert_atom', { name: 'gen_extra', type: 'util', code: 'function gen_extra() {\n  return 1;\n}\n' });
+      await callTool(bigAgent, 'upsert_atom', { name: 'gen_extra', type: 'feature', dependencies: ['gen_l8_a520'], code: 'function gen_extra() {\n  return gen_l8_a520(1);\n}\n' });
       const after = await until('the 1,000-atom graph to update', async () => {
         const s = await graphStatus(big);
         return s.nodes === '1001' && s.renderMs !== before ? s : undefined;
       }, 120_000);
       measurements.thousandUpdateMs = Number(after.renderMs);
       measurements.thousandUpsertToGraphMs = Date.now() - t;
-      check('a change to the 1,000-atom graph updates in place', after.nodes === '1001', `update rendered in ${after.renderMs} ms`);
+      const y = await big.evaluate(() => [window.atomicGraph.positionOf('gen_extra').y, window.atomicGraph.positionOf('gen_l8_a520').y]);
+      check('a change to the 1,000-atom graph updates in place, the new atom above what it uses', after.nodes === '1001' && y[0] < y[1], `update rendered in ${after.renderMs} ms; y ${JSON.stringify(y)}`);
     } finally {
       await bigAgent.close();
     }
