@@ -3,9 +3,11 @@
  * (id = atom name). It is a cache of the vectors kept in the database: anything missing,
  * stale or unreadable here is rebuilt from there.
  *
- * vectra rewrites the whole file on every save, so writes are coalesced: changes land in an
- * in-memory overlay at once (queries see them immediately) and are saved in one
- * beginUpdate/endUpdate batch a moment later, through crash-safe storage.
+ * vectra rewrites the whole file on every save (10,000 atoms: ~50 MB of JSON, most of a second
+ * of blocked thread), so writes are coalesced: changes land in an in-memory overlay at once
+ * (queries see them immediately) and are saved in one beginUpdate/endUpdate batch once edits
+ * pause, through crash-safe storage. Changes lost to a crash are only re-indexed from the
+ * database at the next open, never re-embedded.
  */
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
@@ -45,13 +47,21 @@ export class VectorIndex {
   /** Changes not yet in vectra's committed data: an entry to upsert, or null to delete. */
   private overlay = new Map<string, Entry | null>();
   private flushTimer: NodeJS.Timeout | undefined;
+  /** When the oldest unsaved change was made (0: none). */
+  private dirtySince = 0;
   private flushing: Promise<void> = Promise.resolve();
   /** Changes being written right now; still answered from memory until vectra commits them. */
   private inFlight = new Map<string, Entry | null>();
 
   constructor(
     readonly folder: string,
-    private readonly options: { flushDelayMs?: number; onError?: (err: Error) => void } = {},
+    private readonly options: {
+      /** Save once changes pause this long (default 5 s)... */
+      flushDelayMs?: number;
+      /** ...or once the oldest unsaved change is this old (default 30 s). */
+      maxFlushDelayMs?: number;
+      onError?: (err: Error) => void;
+    } = {},
   ) {
     this.index = this.newIndex();
   }
@@ -146,6 +156,7 @@ export class VectorIndex {
   async flush(): Promise<void> {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    this.dirtySince = 0;
     this.flushing = this.flushing.then(() => this.save());
     return this.flushing;
   }
@@ -183,11 +194,18 @@ export class VectorIndex {
   }
 
   private scheduleFlush(): void {
-    if (this.flushTimer) return;
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      this.flush().catch(() => {});
-    }, this.options.flushDelayMs ?? 1000);
+    const now = Date.now();
+    if (this.dirtySince === 0) this.dirtySince = now;
+    const idle = this.options.flushDelayMs ?? 5_000;
+    const deadline = this.dirtySince + (this.options.maxFlushDelayMs ?? 30_000);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = setTimeout(
+      () => {
+        this.flushTimer = undefined;
+        this.flush().catch(() => {});
+      },
+      Math.max(0, Math.min(idle, deadline - now)),
+    );
     this.flushTimer.unref?.();
   }
 
