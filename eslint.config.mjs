@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.e2e/**', 'examples/**/.atomic/**', '**/*.d.ts'] },
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.e2e/**', 'bench-results/**', '**/.atomic/**', '**/*.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
