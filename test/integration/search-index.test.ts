@@ -163,3 +163,32 @@ test('the model starts lazily: nothing is embedded before a search or an edit ne
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a reload of the database is followed: gone atoms vanish, new ones are found', async () => {
+  const kept = GAME_ATOMS.filter((a) => a.name !== 'coin_collect');
+  const added = { ...GAME_ATOMS.find((a) => a.name === 'coin_collect')!, name: 'gem_collect', code: 'function gem_collect(score, coin_value, touching) {\n  return touching ? score + coin_value * 5 : score;\n}\n' };
+  source.reload([...kept, added], source.allEmbeddings());
+  const found = await names('gem_collect', { limit: 20 });
+  assert.equal(found[0], 'gem_collect');
+  assert.ok(!(await names('coin_collect', { limit: 20 })).includes('coin_collect'));
+  await index.whenIdle();
+  assert.equal(source.getEmbedding('gem_collect')?.model, USE_LITE_MODEL_ID, 'the new atom is embedded');
+  source.reload(GAME_ATOMS, source.allEmbeddings());
+  await index.whenIdle();
+});
+
+test('without a working model, search still answers by words and says so', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'atomic-nomodel-'));
+  try {
+    const broken = new SearchIndex(new MemorySource(join(dir, '.atomic'), GAME_ATOMS), new UseLiteProvider({ modelDir: join(dir, 'no-model') }), {
+      backlogDelayMs: 0,
+    });
+    const result = await broken.search('math_clamp');
+    assert.equal(result.hits[0]?.atom.name, 'math_clamp');
+    assert.equal(result.hits[0]?.similarity, null);
+    assert.match(result.semanticUnavailable ?? '', /embedding/);
+    await broken.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
