@@ -197,6 +197,25 @@ export async function runUi({ build = true } = {}) {
     const welcomeText = clean(await welcome.innerText());
     check('an empty folder shows the welcome view with New Atom', welcomeText.includes('New Atom') && welcomeText.includes('Connect Other Agents'), JSON.stringify(welcomeText.slice(0, 100)));
     await shot(second, '9-welcome-view.png');
+
+    // 10. New Atom from the welcome view's button, answering its three prompts.
+    await welcome.locator('a.monaco-button, .monaco-button', { hasText: 'New Atom' }).first().click();
+    const input = second.locator('.quick-input-widget input');
+    await second.locator('.quick-input-widget', { hasText: 'New Atom (1/3)' }).waitFor({ timeout: 15_000 });
+    await input.fill('hello_atom');
+    await second.keyboard.press('Enter');
+    await second.locator('.quick-input-widget', { hasText: 'New Atom (2/3)' }).waitFor({ timeout: 15_000 });
+    await input.fill('util');
+    await second.keyboard.press('Enter');
+    await second.locator('.quick-input-widget', { hasText: 'New Atom (3/3)' }).waitFor({ timeout: 15_000 });
+    await input.fill('Says hello');
+    await second.keyboard.press('Enter');
+    await second.locator('.editor-instance .view-lines', { hasText: '@kind util' }).first().waitFor({ timeout: 20_000 });
+    const created = clean(await second.locator('.editor-instance .view-lines').first().innerText());
+    const newRow = second.locator('.part.sidebar .monaco-list-row', { has: second.locator('.monaco-icon-label[aria-label="hello_atom"]') }).first();
+    await newRow.waitFor({ timeout: 15_000 });
+    check('New Atom asks for name, type and description, then opens the new atom', created.includes('Says hello') && created.includes('function hello_atom()'), JSON.stringify(created.slice(0, 80)));
+    await shot(second, '10-new-atom.png');
   } catch (err) {
     log(`ERROR ${err.stack ?? err}`);
     results.push({ name: 'no unexpected error', ok: false });
