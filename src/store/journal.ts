@@ -35,7 +35,11 @@ export type JournalOp =
   | { op: 'put'; atom: Atom }
   | { op: 'del'; name: string; version: number; at: string }
   | { op: 'emb'; rows: EmbeddingRow[] }
-  | { op: 'build'; build: BuildRecord };
+  /**
+   * `sameOrder`: the build's order equals the previous build's and is not repeated (at 10,000
+   * atoms an order is ~270 KB, and most changes do not alter it); `build.order` is then empty.
+   */
+  | { op: 'build'; build: BuildRecord; sameOrder?: true };
 
 export interface JournalEntry {
   seq: number;
@@ -95,13 +99,17 @@ export class Journal {
     return this.bytes;
   }
 
-  /** Appends and fsyncs one entry; when this resolves the entry survives a crash. */
-  async append(entry: JournalEntry): Promise<void> {
+  /**
+   * Appends and fsyncs one entry; when this resolves the entry survives a crash. With
+   * `sync: false` the entry is only handed to the OS: the next synced append (or a reset)
+   * makes it durable too, and a crash before that loses it (the checksum drops a torn line).
+   */
+  async append(entry: JournalEntry, { sync = true }: { sync?: boolean } = {}): Promise<void> {
     if (!this.handle) throw new Error('journal is not open');
     const line = encodeEntry(entry);
     try {
       await this.handle.appendFile(line, 'utf8');
-      await this.handle.datasync();
+      if (sync) await this.handle.datasync();
     } catch (err) {
       // A partly written line would hide every later entry from replay: cut it off.
       await this.handle.truncate(this.bytes).catch(() => {});
