@@ -29,6 +29,8 @@ export const SIMILARITY_THRESHOLD = 0.3;
 const CANDIDATES = 50;
 /** After the provider fails, how long search goes by words alone before trying again. */
 const RETRY_PROVIDER_MS = 60_000;
+/** The longest a search waits for the embeddings of atoms just changed. */
+const READ_YOUR_WRITES_WAIT_MS = 30_000;
 /**
  * How long after opening the backlog of unembedded atoms waits before the model starts, unless
  * a search or an edit needs the model sooner: opening a workspace stays cheap.
@@ -150,9 +152,12 @@ export class SearchIndex implements Disposable {
     const threshold = options.threshold ?? SIMILARITY_THRESHOLD;
     await this.open().catch(() => {});
     await this.ensureLexical();
-    // Read your writes: atoms just changed are embedded and indexed before the query is answered.
-    while (this.settling.size > 0) await Promise.all(this.settling);
-    await this.queue.urgentSettled();
+    // Read your writes: atoms just changed are embedded and indexed before the query is answered
+    // (bounded: should the model stall, the changed atoms are still found by their words).
+    await withinMs(READ_YOUR_WRITES_WAIT_MS, async () => {
+      while (this.settling.size > 0) await Promise.all(this.settling);
+      await this.queue.urgentSettled();
+    });
 
     const text = query.trim();
     const lexicalRanking =
@@ -424,5 +429,19 @@ export class SearchIndex implements Disposable {
       if (words.every((w) => nameWords.has(w))) pins.set(name, 1);
     }
     return pins;
+  }
+}
+
+/** Runs `work`, but stops waiting for it after `ms`. */
+async function withinMs(ms: number, work: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref?.();
+  });
+  try {
+    await Promise.race([work(), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
