@@ -30,8 +30,8 @@ const hint = $('hint');
 const LARGE = 300;
 /** At most this many new atoms in one update are placed beside their neighbours (big graphs only). */
 const MAX_INCREMENTAL = 20;
-/** The distance between layers: rankSep plus a node's height. */
-const RANK_STEP = 82;
+/** The distance between layers of a big graph: its rankSep plus a node's height. */
+const RANK_STEP = 182;
 
 let snapshot: GraphSnapshot = { atoms: [], cycles: [], unused: [], entry: null };
 let index = new GraphIndex(snapshot);
@@ -44,7 +44,7 @@ const cy = cytoscape({
   container,
   style: graphStyle(readTheme()),
   wheelSensitivity: 0.3,
-  minZoom: 0.05,
+  minZoom: 0.005,
   maxZoom: 4,
   boxSelectionEnabled: false,
   selectionType: 'single',
@@ -138,8 +138,9 @@ function runLayout(fit: boolean, done: () => void): void {
   const layout = eles.layout({
     name: 'dagre',
     rankDir: 'TB',
-    nodeSep: 24,
-    rankSep: 60,
+    // Big graphs are wide (many atoms per layer): closer nodes and farther layers keep them viewable.
+    nodeSep: big ? 6 : 24,
+    rankSep: big ? 160 : 60,
     edgeSep: 8,
     // Network simplex gives the tidiest layers; longest-path is much faster on big graphs.
     ranker: big ? 'longest-path' : 'network-simplex',
@@ -236,7 +237,8 @@ function select(name: string | null, center = false): void {
   refreshHighlight();
   afterRender(() => (status.dataset.highlightMs = String(round(performance.now() - started))));
   if (wasTree) runLayout(true, () => {});
-  else if (center && selected) cy.animate({ center: { eles: cy.getElementById(selected) }, duration: 200 });
+  // Finding an atom brings it into view at a readable size.
+  else if (center && selected) cy.animate({ center: { eles: cy.getElementById(selected) }, zoom: Math.max(cy.zoom(), 1), duration: 200 });
   post({ type: 'selected', name: selected, highlighted: Number(status.dataset.highlighted ?? 0) });
   vscode.setState({ selected, mode, impact });
 }

@@ -364,6 +364,13 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     check('the graph renders 1,000 atoms', bigStatus.nodes === '1000', `${bigStatus.nodes} nodes, ${bigStatus.edges} edges in ${bigStatus.renderMs} ms`);
     measurements.thousandLayoutMs = Number(bigStatus.layoutMs);
     await shot(second, '10-graph-1000-atoms.png', big, 0.005);
+    // Find it (Enter centres it), clear the selection, then click it like a person.
+    await big.locator('#search').fill('gen_l8_a520');
+    await big.locator('#search').press('Enter');
+    await until('the search to centre the atom', async () => (await graphStatus(big)).selected === 'gen_l8_a520');
+    await big.locator('#graph').click({ position: { x: 3, y: 3 } });
+    await until('the selection to clear', async () => (await graphStatus(big)).selected === '');
+    await big.waitForTimeout(300);
     const bigNode = await big.evaluate(() => window.atomicGraph.positionOf('gen_l8_a520'));
     await big.locator('#graph').click({ position: bigNode });
     const bigSelected = await until('a click in the 1,000-atom graph', async () => {
