@@ -68,14 +68,19 @@ function applySnapshot(next: GraphSnapshot, focus?: string): void {
     const onCycle = new Set(next.cycles.flat());
     for (const a of next.atoms) {
       const node = cy.getElementById(a.name);
+      const classes = [`t-${a.type}`, unused.has(a.name) ? 'unused' : '', a.name === next.entry ? 'entry' : '', onCycle.has(a.name) ? 'cycle' : ''].filter(Boolean);
+      // Only atoms that changed are touched: restyling a thousand nodes on every update is what costs.
+      const key = `${a.version}|${a.type}|${a.signature}|${a.description}|${classes.join(' ')}`;
+      if (node.scratch('atomKey') === key) continue;
+      node.scratch('atomKey', key);
       node.data({ label: a.name, type: a.type, signature: a.signature, description: a.description ?? '', version: a.version });
-      node.classes([`t-${a.type}`, unused.has(a.name) ? 'unused' : '', a.name === next.entry ? 'entry' : '', onCycle.has(a.name) ? 'cycle' : ''].filter(Boolean));
+      node.classes(classes);
     }
     const cyc = cycleEdges(next);
     cy.edges().forEach((e) => {
-      e.toggleClass('cycle', cyc.has(e.id()));
+      if (e.hasClass('cycle') !== cyc.has(e.id())) e.toggleClass('cycle', cyc.has(e.id()));
       // Straight edges cost far less to draw than curved ones when there are thousands.
-      e.toggleClass('fast', large);
+      if (e.hasClass('fast') !== large) e.toggleClass('fast', large);
     });
   });
   names.replaceChildren(...next.atoms.map((a) => Object.assign(document.createElement('option'), { value: a.name })));

@@ -1,0 +1,107 @@
+/**
+ * The dependency graph and the live preview inside the real extension host: the commands open real
+ * webview panels, the graph's page reports that it drew every atom and edge of the store, and a change
+ * made through the workspace (the same path as an MCP tool) reaches both open panels without reopening
+ * them. The UI run (test/e2e/ui-graph-preview.mjs) clicks, looks at and screenshots the same views.
+ */
+import * as assert from 'node:assert/strict';
+import { appendFileSync, readFileSync } from 'node:fs';
+import * as vscode from 'vscode';
+import type { AtomicCodingApi } from '../../../src/extension.js';
+
+const EXTENSION_ID = 'atomic-coding.atomic-coding';
+
+/** The parts of the panels this test reads (the command returns the extension's own panel object). */
+interface RenderReport {
+  nodes: number;
+  edges: number;
+  ms: number;
+  update: boolean;
+}
+interface GraphPanelLike {
+  lastRender: RenderReport | undefined;
+  onDidRender: vscode.Event<RenderReport>;
+  panel: vscode.WebviewPanel;
+}
+interface PreviewPanelLike {
+  loadedGeneration: number;
+  panel: vscode.WebviewPanel;
+}
+
+function report(line: string): void {
+  console.log(`[e2e] ${line}`);
+  const file = process.env.ATOMIC_E2E_RESULTS;
+  if (file) appendFileSync(file, line + '\n');
+}
+
+async function until<T>(what: string, probe: () => T | undefined | false): Promise<T> {
+  for (let i = 0; i < 300; i++) {
+    const value = probe();
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('Dependency graph and live preview webviews', function () {
+  this.timeout(90_000);
+  let api: AtomicCodingApi;
+
+  const workspace = () => api.session!.workspace!;
+  const edgeCount = () => workspace().store.all().reduce((n, a) => n + a.dependencies.length, 0);
+
+  before(async () => {
+    const extension = vscode.extensions.getExtension<AtomicCodingApi>(EXTENSION_ID)!;
+    api = extension.isActive ? extension.exports : await extension.activate();
+    await api.ready;
+    await until('the session', () => api.session?.state === 'ready');
+    await workspace().upsertMany([
+      { name: 'gp_config', type: 'util', code: 'function gp_config(key) {\n  return key === "speed" ? 3 : 0;\n}\n', inputs: [{ name: 'key', type: 'string' }], outputs: [{ name: 'value', type: 'number' }] },
+      { name: 'gp_step', type: 'feature', code: 'function gp_step(x) {\n  return x + gp_config("speed");\n}\n', inputs: [{ name: 'x', type: 'number' }], outputs: [{ name: 'next', type: 'number' }], dependencies: ['gp_config'] },
+    ]);
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('Show Dependency Graph opens a webview that draws every atom and dependency of the store', async () => {
+    const graph = await vscode.commands.executeCommand<GraphPanelLike>('atomicCoding.showGraph');
+    assert.ok(graph?.panel, 'the command returns its panel');
+    assert.equal(graph.panel.viewType, 'atomicCoding.graph');
+    const rendered = await until('the graph to render', () => graph.lastRender);
+    assert.equal(rendered.nodes, workspace().store.size);
+    assert.equal(rendered.edges, edgeCount());
+    report(`graph rendered ${rendered.nodes} atoms and ${rendered.edges} edges in ${rendered.ms} ms (webview timing)`);
+    const again = await vscode.commands.executeCommand<GraphPanelLike>('atomicCoding.showGraph', 'gp_step');
+    assert.equal(again, graph, 'a second Show Dependency Graph reuses the open panel');
+  });
+
+  it('a change to the atoms updates the open graph in place', async () => {
+    const graph = await vscode.commands.executeCommand<GraphPanelLike>('atomicCoding.showGraph');
+    const before = graph.lastRender!;
+    const next = new Promise<RenderReport>((resolve) => {
+      const sub = graph.onDidRender((r) => {
+        if (r.nodes === before.nodes + 1) {
+          sub.dispose();
+          resolve(r);
+        }
+      });
+    });
+    await workspace().upsert({ name: 'gp_render', type: 'feature', code: 'function gp_render(x) {\n  return gp_step(x) * 2;\n}\n', dependencies: ['gp_step'] });
+    const updated = await next;
+    assert.equal(updated.update, true, 'updated in place, not reopened');
+    assert.equal(updated.edges, before.edges + 1);
+    report(`graph updated in place to ${updated.nodes} atoms in ${updated.ms} ms`);
+  });
+
+  it('Open Live Preview runs latest.js and runs it again after every successful build', async () => {
+    const preview = await vscode.commands.executeCommand<PreviewPanelLike>('atomicCoding.openPreview');
+    assert.equal(preview.panel.viewType, 'atomicCoding.preview');
+    const first = await until('the bundle to load in the preview', () => preview.loadedGeneration || undefined);
+    await workspace().upsert({ name: 'gp_step', type: 'feature', code: 'function gp_step(x) {\n  return x + gp_config("speed") + 1;\n}\n', inputs: [{ name: 'x', type: 'number' }], outputs: [{ name: 'next', type: 'number' }], dependencies: ['gp_config'] });
+    const second = await until('the preview to reload', () => (preview.loadedGeneration > first ? preview.loadedGeneration : undefined));
+    assert.ok(second > first);
+    assert.match(readFileSync(workspace().builder.outputPath, 'utf8'), /gp_config\("speed"\) \+ 1/);
+  });
+});
