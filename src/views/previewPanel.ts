@@ -131,9 +131,12 @@ export class BrowserPreview implements vscode.Disposable {
   async open(): Promise<string | undefined> {
     try {
       const server = await this.start();
-      const external = await vscode.env.asExternalUri(vscode.Uri.parse(server.url));
-      await vscode.env.openExternal(external);
       this.deps.log.info(`preview: serving ${server.url} for external browsers (127.0.0.1 only)`);
+      // Not awaited: VS Code may ask before opening a browser, and the address is useful meanwhile.
+      void vscode.env.asExternalUri(vscode.Uri.parse(server.url)).then(
+        (external) => vscode.env.openExternal(external),
+        (err: Error) => this.deps.log.warn(`preview: could not open a browser: ${err.message}`),
+      );
       return server.url;
     } catch (err) {
       const message = `could not start the preview server: ${(err as Error).message}. Set atomicCoding.preview.port to 0 (a free port) or another port.`;

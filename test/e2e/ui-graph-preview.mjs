@@ -271,6 +271,25 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     check('console output appears in the panel, tied to its atom', /game_loop:\d+\s*Jumping cube started/.test(started), JSON.stringify(started.slice(0, 200)));
     await shot(page, '5-preview.png', preview);
 
+    // 6b. The same preview in an external browser, from the loopback server.
+    await preview.locator('#open-external').click();
+    const externalUrl = await until('the external address', async () => preview.evaluate(() => document.getElementById('external-url').textContent || undefined));
+    check('the external preview is served on 127.0.0.1 only', /^http:\/\/127\.0\.0\.1:\d+\/$/.test(externalUrl), externalUrl);
+    const tab = await browser.newPage();
+    await tab.goto(externalUrl);
+    const tabCube = await until('the game in the browser tab', () =>
+      tab.evaluate(() => {
+        const c = document.getElementById('game');
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let cube = 0;
+        for (let i = 0; i < d.length; i += 4) if (d[i] === 242 && d[i + 1] === 166 && d[i + 2] === 90) cube++;
+        return cube || undefined;
+      }),
+    );
+    check('the game runs in an ordinary browser tab from the loopback address', tabCube > 500, `${tabCube} cube pixels`);
+    await tab.screenshot({ path: join(shots, '5b-external-browser.png') });
+    const tabReloaded = tab.waitForEvent('load', { timeout: 30_000 }).then(() => true, () => false);
+
     // 7. An agent changes atoms through MCP: both views update in place.
     const viewportBefore = await graph.evaluate(() => window.atomicGraph.viewport());
     const generation = Number(running.generation);
@@ -303,6 +322,8 @@ export async function runGraphPreviewUi({ build = true } = {}) {
       return Number(s.generation) > generation && s.status === 'running' ? s : undefined;
     });
     check('the open preview reloads after the rebuild', Number(reloaded.generation) > generation, `generation ${generation} -> ${reloaded.generation}`);
+    check('the external browser tab reloads after the rebuild too', await tabReloaded);
+    await tab.close();
     const warned = await until('the new atom to log', async () => ((await consoleText(preview)).includes('score_label: first frame') ? consoleText(preview) : undefined));
     check("the new atom's console.warn is tied to score_label", /score_label:\d+\s*score_label: first frame/.test(warned), JSON.stringify(warned.slice(-200)));
     await shot(page, '6-graph-after-upsert.png', graph);
