@@ -6,17 +6,61 @@ import { createMcpServer, SessionRegistry } from './server.js';
 import type { ToolDefinition } from './tool.js';
 import { allTools } from './tools/index.js';
 
-/** Serves until the client closes stdin; resolves then. `tools` defaults to every product tool. */
+/** How long a closed stdin waits for answers still being computed before the server stops. */
+const DRAIN_MS = 30_000;
+
+/**
+ * Serves until the client closes stdin; resolves then, once every request already received has
+ * been answered (a client may write its last request and close stdin at once: its answer must
+ * still be written). `tools` defaults to every product tool.
+ */
 export async function serveStdio(workspace: AtomWorkspace, log: Logger, tools: ToolDefinition[] = allTools): Promise<void> {
   const sessions = new SessionRegistry();
   const server = createMcpServer({ workspace, log, sessions, tools });
   const transport = new StdioServerTransport();
+  let transportClosed = false;
   const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
+    transport.onclose = () => {
+      transportClosed = true;
+      resolve();
+    };
     process.stdin.once('end', () => resolve());
   });
   await server.connect(transport);
+  const inFlight = trackRequests(transport);
   log.info('mcp: serving on stdio');
   await closed;
+  if (!transportClosed) await inFlight.drained(DRAIN_MS);
   await server.close().catch(() => {});
+}
+
+/** Counts requests received and not yet answered, by wrapping the transport's two directions. */
+function trackRequests(transport: StdioServerTransport) {
+  const open = new Set<string | number>();
+  let wake: (() => void) | undefined;
+  const receive = transport.onmessage;
+  transport.onmessage = (message) => {
+    if ('method' in message && 'id' in message) open.add(message.id);
+    receive?.(message);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message) => {
+    try {
+      return await send(message);
+    } finally {
+      if (!('method' in message) && 'id' in message && message.id !== undefined && open.delete(message.id) && open.size === 0) wake?.();
+    }
+  };
+  return {
+    drained(timeoutMs: number): Promise<void> {
+      if (open.size === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    },
+  };
 }
