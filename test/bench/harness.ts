@@ -18,6 +18,11 @@ export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
 
 export type Transport = 'stdio' | 'http';
 
+/** Largest stdio message the bench client accepts (the SDK's default is 10 MiB). */
+export const STDIO_MAX_MESSAGE = 512 * 1024 * 1024;
+/** The SDK client's default limit, reported beside answers that exceed it. */
+export const SDK_DEFAULT_STDIO_MAX = 10 * 1024 * 1024;
+
 export interface Connected {
   client: Client;
   /** The server's process id (for its memory). */
@@ -25,6 +30,8 @@ export interface Connected {
   /** Milliseconds from spawning the server to its first answer (initialize + tools/list). */
   startMs: number;
   tools: string[];
+  /** What the server wrote on stderr so far (for diagnosing a crash). */
+  stderr(): string;
   /** Each listed tool's input JSON Schema, by name. */
   schemas: Map<string, Record<string, unknown>>;
   close(): Promise<void>;
@@ -67,6 +74,7 @@ export async function startOurs(workspace: string, transport: Transport): Promis
     client,
     pid: child.pid!,
     startMs,
+    stderr: () => errText,
     tools: listed.map((t) => t.name),
     schemas: new Map(listed.map((t) => [t.name, t.inputSchema as Record<string, unknown>])),
     async close() {
@@ -79,7 +87,15 @@ export async function startOurs(workspace: string, transport: Transport): Promis
 
 /** Any MCP server over stdio (ours, or the alternative it is compared with). */
 export async function connectStdio(command: string, args: string[], env: Record<string, string>, started = performance.now()): Promise<Connected> {
-  const transport = new StdioClientTransport({ command, args, env: { ...(process.env as Record<string, string>), ...env }, stderr: 'pipe' });
+  // The SDK client refuses a stdio message over 10 MiB by default (it closes the connection);
+  // some answers at 10,000 items are bigger, and the point here is to time them.
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: 'pipe',
+    maxBufferSize: STDIO_MAX_MESSAGE,
+  });
   let errText = '';
   transport.stderr?.on('data', (d: Buffer) => (errText += d.toString()));
   const client = new Client({ name: 'atomic-bench', version: '1.0.0' });
@@ -94,6 +110,7 @@ export async function connectStdio(command: string, args: string[], env: Record<
     client,
     pid: transport.pid ?? 0,
     startMs,
+    stderr: () => errText,
     tools: listed.map((t) => t.name),
     schemas: new Map(listed.map((t) => [t.name, t.inputSchema as Record<string, unknown>])),
     async close() {

@@ -5,11 +5,12 @@
  *   npm run bench                     every module, full sizes (100, 1,000 and 10,000 atoms)
  *   npm run bench -- --quick          smaller sizes and fewer iterations (also BENCH_QUICK=1)
  *   npm run bench -- tools scale      only the modules whose file name contains one of the words
+ *                                     (the other modules' last results are kept in the files)
  *
  * A module default-exports `async (options) => BenchSection | BenchSection[]` (report.ts). The
  * machine is shared, so modules report ratios measured side by side, not absolute promises.
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { sectionMarkdown, type BenchModule, type BenchOptions, type BenchSection } from './report.js';
@@ -26,7 +27,8 @@ async function main(): Promise<void> {
     .filter((f) => f.endsWith('.bench.ts'))
     .filter((f) => only.length === 0 || only.some((w) => f.includes(w)))
     .sort();
-  const sections: BenchSection[] = [];
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
+  const results = previousResults();
   const failures: string[] = [];
   for (const file of files) {
     options.log(`\n== ${file}${quick ? ' (quick)' : ''}`);
@@ -36,31 +38,62 @@ async function main(): Promise<void> {
       // tsx may wrap a CommonJS module's default export once more.
       const run = typeof mod.default === 'function' ? mod.default : mod.default.default;
       const result = await run(options);
-      sections.push(...(Array.isArray(result) ? result : [result]));
-      options.log(`== ${file} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      const seconds = Math.round((performance.now() - started) / 100) / 10;
+      results.modules[file] = { at: new Date().toISOString(), quick, machine, seconds, sections: Array.isArray(result) ? result : [result] };
+      options.log(`== ${file} done in ${seconds} s`);
     } catch (err) {
       failures.push(`${file}: ${(err as Error).stack ?? err}`);
       options.log(`== ${file} FAILED: ${(err as Error).stack ?? err}`);
     }
   }
 
-  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
   const header = [
     '# Atomic Coding benchmarks',
     '',
-    `${new Date().toISOString()} on ${machine}${quick ? ' (quick mode: smaller sizes, fewer iterations)' : ''}.`,
     'Times are round trips through the official MCP SDK client; ratios are to a no-op tool measured in the same run on the same server and transport.',
     '',
   ].join('\n');
-  const markdown = header + sections.map(sectionMarkdown).join('\n') + (failures.length ? `\n## Failed\n\n${failures.map((f) => `- ${f.split('\n')[0]}`).join('\n')}\n` : '');
+  const ordered = Object.keys(results.modules).sort();
+  const markdown =
+    header +
+    ordered
+      .map((file) => {
+        const m = results.modules[file]!;
+        const when = `_${file}: ${m.at} on ${m.machine}${m.quick ? ', quick mode (smaller sizes, fewer iterations)' : ''}, ${m.seconds} s._\n\n`;
+        return when + m.sections.map(sectionMarkdown).join('\n');
+      })
+      .join('\n') +
+    (failures.length ? `\n## Failed in the last run\n\n${failures.map((f) => `- ${f.split('\n')[0]}`).join('\n')}\n` : '');
   mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(
-    join(RESULTS_DIR, 'results.json'),
-    JSON.stringify({ at: new Date().toISOString(), machine, quick, sections, failures }, null, 2) + '\n',
-  );
+  writeFileSync(join(RESULTS_DIR, 'results.json'), JSON.stringify({ ...results, failures }, null, 2) + '\n');
   writeFileSync(join(RESULTS_DIR, 'results.md'), markdown);
   process.stdout.write(markdown);
   if (failures.length) process.exitCode = 1;
+}
+
+interface ModuleResult {
+  at: string;
+  quick: boolean;
+  machine: string;
+  seconds: number;
+  sections: BenchSection[];
+}
+
+/** The results file as the last runs left it: each module's newest sections. */
+function previousResults(): { modules: Record<string, ModuleResult> } {
+  const file = join(RESULTS_DIR, 'results.json');
+  try {
+    if (existsSync(file)) {
+      const parsed = JSON.parse(readFileSync(file, 'utf8')) as { modules?: Record<string, ModuleResult> } & Partial<ModuleResult>;
+      if (parsed.modules) return { modules: parsed.modules };
+      // The first format: one run's sections, not grouped by module.
+      if (parsed.sections && parsed.at && parsed.machine) {
+        const earlier: ModuleResult = { at: parsed.at, quick: parsed.quick ?? false, machine: parsed.machine, seconds: NaN, sections: parsed.sections };
+        return { modules: { '(an earlier run)': earlier } };
+      }
+    }
+  } catch {} // unreadable: start afresh
+  return { modules: {} };
 }
 
 void main();
