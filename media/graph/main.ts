@@ -83,7 +83,9 @@ function applySnapshot(next: GraphSnapshot, focus?: string): void {
       if (e.hasClass('fast') !== large) e.toggleClass('fast', large);
     });
   });
-  names.replaceChildren(...next.atoms.map((a) => Object.assign(document.createElement('option'), { value: a.name })));
+  if (!update || diff.addedNodes.length || diff.removedNodes.length) {
+    names.replaceChildren(...next.atoms.map((a) => Object.assign(document.createElement('option'), { value: a.name })));
+  }
   if (selected && !index.has(selected)) selected = null;
   if (focus && index.has(focus)) selected = focus;
   // Rendering is cheaper when big: fewer pixels, labels hidden when small, textures while moving.
@@ -176,20 +178,25 @@ function refreshHighlight(): void {
   const node = selected ? cy.getElementById(selected) : undefined;
   const treeRoot = mode !== 'graph' && selected ? selected : null;
   cy.batch(() => {
-    cy.elements().removeClass('faded highlight selected-node impacted hidden');
+    // Only what carries these classes is touched: restyling thousands of elements is what a click costs.
+    cy.elements('.faded, .highlight, .selected-node, .impacted, .hidden').removeClass('faded highlight selected-node impacted hidden');
     // Type filter and tree modes hide; the others fade.
-    cy.nodes().forEach((n) => {
-      if (hiddenTypes.has(n.data('type'))) n.addClass('hidden');
-    });
+    if (hiddenTypes.size > 0) {
+      cy.nodes().forEach((n) => {
+        if (hiddenTypes.has(n.data('type'))) n.addClass('hidden');
+      });
+    }
     if (treeRoot) {
       const keep = new Set(index.treeMembers(treeRoot, mode as Exclude<GraphViewMode, 'graph'>));
       cy.nodes().forEach((n) => {
         if (!keep.has(n.id())) n.addClass('hidden');
       });
     }
-    cy.edges().forEach((e) => {
-      if (e.source().hasClass('hidden') || e.target().hasClass('hidden')) e.addClass('hidden');
-    });
+    if (hiddenTypes.size > 0 || treeRoot) {
+      cy.edges().forEach((e) => {
+        if (e.source().hasClass('hidden') || e.target().hasClass('hidden')) e.addClass('hidden');
+      });
+    }
     if (!node || node.empty()) return;
     node.addClass('selected-node');
     let lit: cytoscape.CollectionReturnValue;
