@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { format } from 'node:util';
-import { buildAndPackage, vsixPath, bundleSuite, ensureInstalled, installVsix, launchBrowser, log, newRunDir, startCodeServer, workbenchUrl } from './lib.mjs';
+import { buildAndPackage, pinVsix, vsixPath, bundleSuite, ensureInstalled, installVsix, launchBrowser, log, newRunDir, startCodeServer, workbenchUrl } from './lib.mjs';
 
 const TIMEOUT_MS = Number(process.env.ATOMIC_E2E_TIMEOUT_MS || 300_000);
 /** Extension-host console lines that are VS Code's own chatter, not our tests. */
@@ -15,7 +15,7 @@ const NOISE = /AgentHost|ChatModelSelection|AccountPolicyGate|connection token|C
 export async function runExtensionTests({ build = true } = {}) {
   const t0 = Date.now();
   if (!process.env.ATOMIC_E2E_SKIP_INSTALL) ensureInstalled();
-  const vsix = build ? buildAndPackage() : vsixPath();
+  const vsix = build ? pinVsix(buildAndPackage()) : vsixPath();
   const suite = await bundleSuite();
   const runDir = newRunDir('tests');
   const devPath = installVsix(vsix, join(runDir, 'unpacked'), join(runDir, 'ud'));

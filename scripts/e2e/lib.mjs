@@ -2,7 +2,7 @@
 // Node 24 from npm), Debian's chromium through playwright-core, and packaging the extension.
 // Plain Node ESM with no dependencies beyond playwright-core, so `npm start` and `npm run test:e2e` share it.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
@@ -55,8 +55,22 @@ export function newRunDir(kind) {
 
 /** Where `vsce package` puts the extension: <name>-<version>.vsix in the repo (gitignored). */
 export function vsixPath() {
+  if (process.env.ATOMIC_E2E_VSIX) return process.env.ATOMIC_E2E_VSIX;
   const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   return join(root, `${name}-${version}.vsix`);
+}
+
+/**
+ * A private copy of the package for one test run, also named in ATOMIC_E2E_VSIX for child processes, so
+ * a package rebuilt meanwhile by someone else in the same checkout cannot change what this run installs.
+ */
+export function pinVsix(vsix) {
+  mkdirSync(join(e2eHome, 'runs'), { recursive: true });
+  const pinned = join(e2eHome, 'runs', `package-${process.pid}.vsix`);
+  cpSync(vsix, pinned);
+  process.env.ATOMIC_E2E_VSIX = pinned;
+  process.on('exit', () => rmSync(pinned, { force: true }));
+  return pinned;
 }
 
 /**
@@ -66,7 +80,7 @@ export function vsixPath() {
  */
 export function buildAndPackage() {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const stage = join(root, '.e2e', 'stage');
+  const stage = join(root, '.e2e', `stage-${process.pid}`);
   for (let attempt = 1; ; attempt++) {
     execFileSync(npm, ['run', 'build', '--silent', '--', '--production'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
     rmSync(stage, { recursive: true, force: true });
@@ -84,11 +98,20 @@ export function buildAndPackage() {
     if (attempt >= 3) throw new Error('dist/ kept changing while it was copied (another build running?); try again');
     log('dist/ changed while it was copied (another build in this checkout?); building again');
   }
-  const vsix = vsixPath();
-  execFileSync(join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', vsix], {
-    cwd: stage,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const vsix = join(root, `${name}-${version}.vsix`);
+  // Written under a temporary name and renamed: a reader never sees a half-written package.
+  const partial = `${vsix}.${process.pid}.partial`;
+  try {
+    execFileSync(join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', partial], {
+      cwd: stage,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    renameSync(partial, vsix);
+  } finally {
+    rmSync(partial, { force: true });
+    rmSync(stage, { recursive: true, force: true });
+  }
   return vsix;
 }
 
@@ -199,14 +222,16 @@ export function workbenchUrl(base, folder, payload) {
 }
 
 /**
- * Bundles the mocha suite (test/e2e/suite/*.ts) into out/e2e/suite/ with esbuild: one file per test plus
+ * Bundles the mocha suite (test/e2e/suite/*.ts) into out/e2e/suite-<pid>/ with esbuild: one file per test plus
  * index.js, whose run() VS Code calls inside the extension host. `vscode` and `mocha` stay external
  * (the host provides the first; the second resolves from the repo's node_modules).
  */
 export async function bundleSuite() {
   const esbuild = await import('esbuild');
   const src = join(root, 'test', 'e2e', 'suite');
-  const outdir = join(root, 'out', 'e2e', 'suite');
+  // One folder per process: another run in the same checkout must not rewrite the tests under this one.
+  const outdir = join(root, 'out', 'e2e', `suite-${process.pid}`);
+  process.on('exit', () => rmSync(outdir, { recursive: true, force: true }));
   const entryPoints = readdirSync(src).filter((f) => f.endsWith('.ts')).map((f) => join(src, f));
   await esbuild.build({
     entryPoints,

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runExtensionTests } from './extension-tests.mjs';
-import { buildAndPackage, ensureInstalled, log, root } from './lib.mjs';
+import { buildAndPackage, ensureInstalled, log, pinVsix, root } from './lib.mjs';
 import { runUi } from './ui.mjs';
 
 if (process.env.ATOMIC_E2E_LAUNCHER === 'electron') {
@@ -16,7 +16,7 @@ if (process.env.ATOMIC_E2E_LAUNCHER === 'electron') {
 
 ensureInstalled();
 process.env.ATOMIC_E2E_SKIP_INSTALL = '1';
-buildAndPackage();
+pinVsix(buildAndPackage());
 const tests = await runExtensionTests({ build: false });
 const ui = await runUi({ build: false });
 // Further UI runs (test/e2e/ui-*.mjs, e.g. the graph and preview) reuse the package built above.

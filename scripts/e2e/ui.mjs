@@ -5,7 +5,7 @@
 // .e2e/screenshots/. Usage: node scripts/e2e/ui.mjs [--no-build] ; exit code 0 = every check passed.
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildAndPackage, ensureInstalled, installVsix, launchBrowser, log, newRunDir, root, startCodeServer, vsixPath, workbenchUrl } from './lib.mjs';
+import { buildAndPackage, pinVsix, ensureInstalled, installVsix, launchBrowser, log, newRunDir, root, startCodeServer, vsixPath, workbenchUrl } from './lib.mjs';
 import { callTool, connectCli, seedSample, SAMPLE_ATOMS } from './sample.mjs';
 
 const shots = join(root, '.e2e', 'screenshots');
@@ -62,7 +62,7 @@ async function readAtomThroughCli(folder, name) {
 export async function runUi({ build = true } = {}) {
   const t0 = Date.now();
   if (!process.env.ATOMIC_E2E_SKIP_INSTALL) ensureInstalled();
-  const vsix = build ? buildAndPackage() : vsixPath();
+  const vsix = build ? pinVsix(buildAndPackage()) : vsixPath();
   // Only this run's own pictures are replaced; other UI runs keep theirs in subfolders.
   mkdirSync(shots, { recursive: true });
   for (const file of readdirSync(shots)) if (/^(\d+-.*|failure)\.png$/.test(file)) rmSync(join(shots, file));

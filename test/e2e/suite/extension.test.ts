@@ -145,6 +145,17 @@ describe('Atomic Coding in the VS Code extension host', function () {
     assert.ok(body.endsWith(api.session!.get('player_jump')!.code));
   });
 
+  it("gives atom editors JavaScript's language features: outline and formatting", async () => {
+    const uri = vscode.Uri.parse('atom:/player_jump.js');
+    const symbols = await until('document symbols from the JavaScript language service', async () => {
+      const found = await vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', uri);
+      return found?.length ? found : undefined;
+    });
+    assert.ok(symbols.some((s) => s.name === 'player_jump'), JSON.stringify(symbols.map((s) => s.name)));
+    const edits = await vscode.commands.executeCommand<vscode.TextEdit[]>('vscode.executeFormatDocumentProvider', uri, { tabSize: 4, insertSpaces: true });
+    assert.ok(edits && edits.length > 0, 'the formatter re-indents the two-space code to four spaces');
+  });
+
   it('saves an edit through the atom: editor into the store', async () => {
     const document = await vscode.workspace.openTextDocument(vscode.Uri.parse('atom:/player_jump.js'));
     const edit = new vscode.WorkspaceEdit();
