@@ -140,6 +140,8 @@ function placeBesideNeighbours(names: string[]): void {
 
 /** Lays out what is visible; `fit` only on the first draw, so the user's zoom and position are kept. */
 function runLayout(fit: boolean, done: () => void): void {
+  // A viewport animation still running (finding an atom) would move the view off the new layout.
+  cy.stop(true, false);
   const eles = cy.elements().not('.hidden');
   const big = eles.nodes().length > LARGE;
   const layout = eles.layout({
@@ -302,6 +304,9 @@ $('relayout').addEventListener('click', () => {
   // Let the status paint before the layout holds the thread.
   setTimeout(() => runLayout(true, () => updateStatus()), 30);
 });
+
+// The container changes size without a window resize too (the toolbar wraps, a panel opens beside it).
+new ResizeObserver(() => cy.resize()).observe(container);
 
 // ---- theme ----------------------------------------------------------------------------------
 

@@ -114,15 +114,41 @@ function imageContent(png) {
   return { colours: counts.size, nonBackground: 1 - top / pixels };
 }
 
-/** Screenshots the page and the webview's area; the area must not be blank. */
-async function shot(page, name, webview, minContent = 0.01) {
-  await page.waitForTimeout(250);
+/**
+ * Screenshots the page, then checks the part of the webview that shows the content (the graph's canvas,
+ * the preview's stage) for drawing: a blank or empty view fails, whatever its toolbar shows.
+ */
+async function shot(page, name, frame, selector, minContent = 0.01) {
+  await page.waitForTimeout(300);
   await page.screenshot({ path: join(shots, name) });
-  const box = await (await webview.frameElement()).boundingBox();
-  const area = await page.screenshot({ clip: box });
-  const content = imageContent(area);
-  check(`${name}: the webview is not blank`, content.nonBackground >= minContent && content.colours >= 4, `${(content.nonBackground * 100).toFixed(1)}% drawn, ${content.colours} colours`);
+  const box = await frame.locator(selector).boundingBox();
+  const content = box ? imageContent(await page.screenshot({ clip: box })) : { nonBackground: 0, colours: 0 };
+  check(`${name}: ${selector} is not blank`, content.nonBackground >= minContent && content.colours >= 4, `${(content.nonBackground * 100).toFixed(1)}% drawn, ${content.colours} colours`);
   log(`screenshot ${name}`);
+}
+
+/** The pixels of the game's canvas in the preview (its frame is new after every reload). */
+async function gamePixels(page) {
+  for (const f of page.frames()) {
+    const result = await f
+      .evaluate(() => {
+        const c = document.querySelector('canvas#game');
+        if (!c || document.getElementById('state')) return null;
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        const colours = new Set();
+        let cube = 0;
+        let hud = 0;
+        for (let i = 0; i < d.length; i += 4) {
+          colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+          if (d[i] === 242 && d[i + 1] === 166 && d[i + 2] === 90) cube++;
+          if (d[i] === 255 && d[i + 1] === 230 && d[i + 2] === 120) hud++;
+        }
+        return { colours: colours.size, cube, hud, page: document.body.innerText.includes('every piece of it is an atom') };
+      })
+      .catch(() => null);
+    if (result) return result;
+  }
+  return undefined;
 }
 
 // ---- the run ------------------------------------------------------------------------------------------
@@ -182,7 +208,7 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     measurements.sampleRenderMs = Number(first.renderMs);
     const positions = await graph.evaluate(() => ['game_loop', 'update_player', 'player_jump', 'physics_config'].map((n) => window.atomicGraph.positionOf(n).y));
     check('layers: each atom is drawn above what it depends on', positions[0] < positions[1] && positions[1] < positions[2] && positions[2] < positions[3], JSON.stringify(positions));
-    await shot(page, '1-graph.png', graph);
+    await shot(page, '1-graph.png', graph, '#graph');
 
     // 2. A click lights up the atom's dependencies and dependents and fades the rest.
     const at = await graph.evaluate(() => window.atomicGraph.positionOf('player_jump'));
@@ -195,7 +221,7 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     check('a click selects the node and lights up its neighbours', selected.highlighted === String(neighbours), `${selected.highlighted} lit (expected ${neighbours}): ${selected.text}`);
     const classes = await graph.evaluate(() => ({ dep: window.atomicGraph.classesOf('physics_config'), user: window.atomicGraph.classesOf('update_player'), other: window.atomicGraph.classesOf('draw_hud') }));
     check('its dependency and its dependent are highlighted, an unrelated atom fades', classes.dep.includes('highlight') && classes.user.includes('highlight') && classes.other.includes('faded'), JSON.stringify(classes));
-    await shot(page, '2-graph-click-highlight.png', graph);
+    await shot(page, '2-graph-click-highlight.png', graph, '#graph');
 
     // 3. Impact of changing physics_config: everything that depends on it, transitively.
     await graph.evaluate(() => {
@@ -212,7 +238,7 @@ export async function runGraphPreviewUi({ build = true } = {}) {
       return s.selected === 'physics_config' && s.text.includes('affects') ? s : undefined;
     });
     check('the impact control lights up every transitive dependent', impact.highlighted === String(impacted.size), `${impact.highlighted} (expected ${impacted.size}): ${impact.text}`);
-    await shot(page, '3-graph-impact.png', graph);
+    await shot(page, '3-graph-impact.png', graph, '#graph');
     await graph.locator('#impact').click();
 
     // 4. Tree mode: what game_loop needs, recursively.
@@ -230,7 +256,16 @@ export async function runGraphPreviewUi({ build = true } = {}) {
       return s.text.includes('shown') ? s : undefined;
     });
     check('tree mode shows only the atom and what it needs', tree.text.includes(`${needs.size + 1} shown`), tree.text);
-    await shot(page, '4-graph-tree-mode.png', graph);
+    await page.waitForTimeout(400);
+    const inView = await graph.evaluate(() => {
+      const r = document.getElementById('graph').getBoundingClientRect();
+      return ['render_frame', 'rgb_string'].every((n) => {
+        const p = window.atomicGraph.positionOf(n);
+        return p.x > 0 && p.y > 0 && p.x < r.width && p.y < r.height;
+      });
+    });
+    check('the tree is laid out in view', inView);
+    await shot(page, '4-graph-tree-mode.png', graph, '#graph');
     await graph.locator('#mode').selectOption('graph');
     await graph.locator('#graph').click({ position: { x: 5, y: 5 } });
 
@@ -248,28 +283,12 @@ export async function runGraphPreviewUi({ build = true } = {}) {
       return s.status === 'running' ? s : undefined;
     });
     check('the preview runs latest.js', running.text.includes(`${structure.length} atoms`), running.text);
-    const game = await until('the game frame', async () => {
-      for (const f of page.frames()) if (await f.evaluate(() => !!document.querySelector('canvas#game') && !document.getElementById('state')).catch(() => false)) return f;
-      return undefined;
-    });
-    const pixels = () =>
-      game.evaluate(() => {
-        const c = document.getElementById('game');
-        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        const colours = new Set();
-        let cube = 0;
-        for (let i = 0; i < d.length; i += 4) {
-          colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-          if (d[i] === 242 && d[i + 1] === 166 && d[i + 2] === 90) cube++;
-        }
-        return { colours: colours.size, cube, size: [c.width, c.height] };
-      });
-    const drawn = await until('the game to draw', async () => ((await pixels()).cube > 0 ? pixels() : undefined));
+    const drawn = await until('the game to draw', async () => ((await gamePixels(page))?.cube > 0 ? gamePixels(page) : undefined));
     check("the game draws on the workspace page's canvas (the orange cube is there)", drawn.cube > 500 && drawn.colours > 4, JSON.stringify(drawn));
-    check('the bundle uses the workspace preview.html', await game.evaluate(() => document.body.innerText.includes('every piece of it is an atom')));
+    check('the bundle uses the workspace preview.html', drawn.page);
     const started = await until('the console line', async () => ((await consoleText(preview)).includes('Jumping cube started') ? consoleText(preview) : undefined));
     check('console output appears in the panel, tied to its atom', /game_loop:\d+\s*Jumping cube started/.test(started), JSON.stringify(started.slice(0, 200)));
-    await shot(page, '5-preview.png', preview);
+    await shot(page, '5-preview.png', preview, '#stage', 0.05);
 
     // 6b. The same preview in an external browser, from the loopback server.
     await preview.locator('#open-external').click();
@@ -326,13 +345,17 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     await tab.close();
     const warned = await until('the new atom to log', async () => ((await consoleText(preview)).includes('score_label: first frame') ? consoleText(preview) : undefined));
     check("the new atom's console.warn is tied to score_label", /score_label:\d+\s*score_label: first frame/.test(warned), JSON.stringify(warned.slice(-200)));
-    await shot(page, '6-graph-after-upsert.png', graph);
+    const newHud = await until('the new HUD to be drawn', async () => ((await gamePixels(page))?.hud > 50 ? gamePixels(page) : undefined));
+    check('the reloaded game runs the new code (the HUD in its new colour)', newHud.hud > 50 && newHud.cube > 500, JSON.stringify(newHud));
+    // The graph's tab shares its group with the editor opened by the double-click: bring it forward.
+    await page.locator('.tabs-container .tab', { hasText: 'Atom Graph' }).first().click();
     await graph.evaluate(() => {
       const s = document.getElementById('search');
       s.value = 'score_label';
       s.dispatchEvent(new window.KeyboardEvent('keydown', { key: 'Enter' }));
     });
-    await shot(page, '7-preview-after-upsert.png', preview);
+    await shot(page, '6-graph-after-upsert.png', graph, '#graph');
+    await shot(page, '7-preview-after-upsert.png', preview, '#stage', 0.05);
 
     // 8. A runtime error is shown in the panel and tied to the atom it came from.
     const cube = structure.find((a) => a.name === 'draw_cube');
@@ -348,7 +371,7 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     });
     const errorText = await until('the runtime error', async () => ((await consoleText(preview)).includes('cube_shadow is not defined') ? consoleText(preview) : undefined));
     check('a runtime error appears in the panel, tied to draw_cube and its line', /draw_cube:\d+\s*Uncaught ReferenceError: cube_shadow is not defined/.test(errorText), JSON.stringify(errorText.slice(-160)));
-    await shot(page, '8-preview-runtime-error.png', preview);
+    await shot(page, '8-preview-runtime-error.png', preview, '#console-list', 0.02);
     await callTool(agent, 'upsert_atom', { name: 'draw_cube', type: 'feature', inputs: cube.inputs, outputs: cube.outputs, dependencies: cube.depends_on, code: originalCode });
 
     // 9. A failed build (the bundle's folder cannot be written) shows the error, not a stale game.
@@ -362,7 +385,7 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     const failure = await preview.evaluate(() => ({ visible: !document.getElementById('build-error').hidden, text: document.getElementById('build-error').textContent, frame: !!document.getElementById('frame') }));
     check('a failed build replaces the page with its error', failure.visible && !failure.frame && /build failed/.test(failure.text), JSON.stringify(failure.text.slice(0, 160)));
     check('the state says the build failed', /build failed/.test(failed.text), failed.text);
-    await shot(page, '9-preview-build-failed.png', preview, 0.003);
+    await shot(page, '9-preview-build-failed.png', preview, '#stage', 0.005);
     unlinkSync(join(folder, '.vscode', 'settings.json'));
     await until('the preview to run again', async () => (await previewState(preview)).status === 'running');
     check('the next successful build runs the game again', true);
@@ -384,7 +407,7 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     measurements.thousandRenderMs = Number(bigStatus.renderMs);
     check('the graph renders 1,000 atoms', bigStatus.nodes === '1000', `${bigStatus.nodes} nodes, ${bigStatus.edges} edges in ${bigStatus.renderMs} ms`);
     measurements.thousandLayoutMs = Number(bigStatus.layoutMs);
-    await shot(second, '10-graph-1000-atoms.png', big, 0.005);
+    await shot(second, '10-graph-1000-atoms.png', big, '#graph', 0.003);
     // Find it (Enter centres it), clear the selection, then click it like a person.
     await big.locator('#search').fill('gen_l8_a520');
     await big.locator('#search').press('Enter');
@@ -400,7 +423,7 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     });
     measurements.thousandClickHighlightMs = Number(bigSelected.highlightMs);
     check('a click in the 1,000-atom graph highlights', Number(bigSelected.highlighted) > 0, `${bigSelected.highlighted} lit in ${bigSelected.highlightMs} ms`);
-    await shot(second, '11-graph-1000-atoms-click.png', big, 0.005);
+    await shot(second, '11-graph-1000-atoms-click.png', big, '#graph', 0.005);
     const bigAgent = await connectCli(large);
     try {
       const before = bigStatus.renderMs;
