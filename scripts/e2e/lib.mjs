@@ -138,6 +138,7 @@ const USER_SETTINGS = {
   'chat.mcp.discovery.enabled': false,
   'workbench.colorTheme': 'Default Dark Modern',
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'git.openRepositoryInParentFolders': 'never',
 };
 
 /**
