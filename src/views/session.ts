@@ -189,5 +189,8 @@ function describeStartError(err: unknown, port: number): string {
   if (code === 'EADDRINUSE') {
     return `port ${port} is in use: change the setting atomicCoding.server.port (0 picks a free port), then run Atomic Coding: Restart MCP Server`;
   }
+  if ((err as Error).name === 'WorkspaceLockedError') {
+    return `${(err as Error).message} When it has stopped, run Atomic Coding: Restart MCP Server.`;
+  }
   return (err as Error).message ?? String(err);
 }

@@ -6,6 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -337,5 +338,32 @@ describe('Atomic Coding in the VS Code extension host', function () {
       }
     });
     assert.match(body, /"player_jump"/);
+  });
+
+  it('says why when another process holds the store, and recovers with Restart once it is free', async () => {
+    await api.session!.stop();
+    // Another writer: the command line serving this folder over HTTP, as a separate process.
+    const cli = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'cli.js');
+    const other = spawn(process.execPath, [cli, 'serve', '--workspace', folder, '--port', '0'], { stdio: 'ignore' });
+    try {
+      await until('the other process to serve the folder', () => {
+        try {
+          return JSON.parse(readFileSync(join(folder, '.atomic', 'server.json'), 'utf8')).pid === other.pid;
+        } catch {
+          return false;
+        }
+      });
+      await vscode.commands.executeCommand('atomicCoding.restartServer');
+      assert.equal(api.session!.state, 'failed');
+      assert.match(api.session!.error ?? '', new RegExp(`another Atomic Coding process \\(pid ${other.pid}\\).*Restart MCP Server`));
+      assert.match(api.statusBar!.text, /error/);
+      assert.deepEqual(treeLabels(api), [], 'no stale tree while the store is not ours');
+    } finally {
+      other.kill('SIGTERM');
+      await new Promise((resolve) => other.once('exit', resolve));
+    }
+    await vscode.commands.executeCommand('atomicCoding.restartServer');
+    assert.equal(api.session!.state, 'ready', api.session!.error);
+    assert.deepEqual(treeLabels(api), ['feature', 'util']);
   });
 });
