@@ -19,7 +19,7 @@ import { textHash } from '../embeddings/textHash.js';
 import { EmbedQueue, type EmbedJobResult } from './embedQueue.js';
 import { reciprocalRankFusion } from './fusion.js';
 import { LexicalIndex } from './lexical.js';
-import type { SearchSource, SourceChange } from './source.js';
+import type { SearchSource, SourceChange, StoredEmbedding } from './source.js';
 import { VectorIndex } from './vectorIndex.js';
 import { asAtomName, terms } from './words.js';
 
@@ -333,20 +333,22 @@ export class SearchIndex implements Disposable {
       if (!live.has(name) || this.vectors.meta(name)?.model !== this.provider.modelId) this.vectors.delete(name);
     }
     const stored = new Map(this.source.allEmbeddings().map((row) => [row.name, row]));
-    let indexed = 0;
-    const toIndex = atoms.filter((atom) => this.indexFromStore(atom, stored.get(atom.name), true) === 'needs-index');
-    for (const atom of toIndex) {
-      this.indexFromStore(atom, stored.get(atom.name), false);
-      indexed++;
-      if (indexed % 500 === 0 || indexed === toIndex.length) {
-        this.progressEmitter.fire({ phase: 'indexing', done: indexed, total: toIndex.length });
-      }
-    }
-    await this.vectors.flush();
+    // One pass decides each atom's fate (hashing every atom's text is the costly part).
+    const toIndex: Array<{ atom: Atom; row: StoredEmbedding }> = [];
+    const toEmbed: string[] = [];
     for (const atom of atoms) {
       const row = stored.get(atom.name);
-      if (!row || !this.isCurrent(atom, row)) void this.queue.request(atom.name, false);
+      if (!row || !this.isCurrent(atom, row)) toEmbed.push(atom.name);
+      else if (!this.isIndexed(atom, row)) toIndex.push({ atom, row });
     }
+    toIndex.forEach(({ atom, row }, i) => {
+      this.vectors.upsert(atom.name, row.vector, { type: atom.type, model: row.model, textHash: row.textHash });
+      if ((i + 1) % 500 === 0 || i + 1 === toIndex.length) {
+        this.progressEmitter.fire({ phase: 'indexing', done: i + 1, total: toIndex.length });
+      }
+    });
+    await this.vectors.flush();
+    for (const name of toEmbed) void this.queue.request(name, false);
   }
 
   private async reconcile(name: string, urgent: boolean): Promise<void> {
@@ -354,24 +356,19 @@ export class SearchIndex implements Disposable {
     const atom = this.source.get(name);
     if (!atom) return;
     const row = this.source.getEmbedding(name);
-    if (row && this.isCurrent(atom, row)) this.indexFromStore(atom, row, false);
-    else await this.queue.request(name, urgent);
+    if (!row || !this.isCurrent(atom, row)) await this.queue.request(name, urgent);
+    else if (!this.isIndexed(atom, row)) {
+      this.vectors.upsert(name, row.vector, { type: atom.type, model: row.model, textHash: row.textHash });
+    }
   }
 
-  /** Indexes the stored vector when it is current and the index lacks it or has another. */
-  private indexFromStore(
-    atom: Atom,
-    row: { model: string; textHash: string; vector: Float32Array } | undefined,
-    dryRun: boolean,
-  ): 'needs-index' | 'ok' | 'stale' {
-    if (!row || !this.isCurrent(atom, row)) return 'stale';
+  /** Whether the index holds this stored vector for this atom already. */
+  private isIndexed(atom: Atom, row: StoredEmbedding): boolean {
     const meta = this.vectors.meta(atom.name);
-    if (meta && meta.model === row.model && meta.textHash === row.textHash && meta.type === atom.type) return 'ok';
-    if (!dryRun) this.vectors.upsert(atom.name, row.vector, { type: atom.type, model: row.model, textHash: row.textHash });
-    return 'needs-index';
+    return meta !== undefined && meta.model === row.model && meta.textHash === row.textHash && meta.type === atom.type;
   }
 
-  private isCurrent(atom: Atom, row: { model: string; textHash: string; vector: Float32Array }): boolean {
+  private isCurrent(atom: Atom, row: StoredEmbedding): boolean {
     return (
       row.model === this.provider.modelId &&
       row.vector.length === this.provider.dimensions &&
