@@ -8,11 +8,11 @@
  * changes in the store. Changes made by anyone else fire onDidChangeFile, so open editors follow them.
  */
 import * as vscode from 'vscode';
-import type { Atom, AtomDraft } from '../atoms/model.js';
+import type { Atom } from '../atoms/model.js';
 import { NAME_PATTERN } from '../atoms/model.js';
 import type { StoreChange } from '../store/atomStore.js';
 import type { AtomWorkspace } from '../workspace.js';
-import { formatAtomSource, parseAtomSource } from './atomSource.js';
+import { formatAtomSource, sameAtom, toDraft } from './atomSource.js';
 
 export const ATOM_SCHEME = 'atom';
 
@@ -149,33 +149,4 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
     if (!atom) throw vscode.FileSystemError.FileNotFound(uri);
     return atom;
   }
-}
-
-/** The draft a saved text stands for: without a header, the stored interface with the new code. */
-export function toDraft(name: string, text: string, existing: Atom | undefined): AtomDraft {
-  const { draft, hasHeader } = parseAtomSource(name, text);
-  if (hasHeader) return draft as AtomDraft;
-  if (!existing) {
-    throw new Error(`${name}: a new atom needs its header (/** @kind util ... */) above the code`);
-  }
-  return {
-    name,
-    type: existing.type,
-    code: draft.code,
-    inputs: existing.inputs,
-    outputs: existing.outputs,
-    dependencies: existing.dependencies,
-    description: existing.description ?? undefined,
-  };
-}
-
-function sameAtom(atom: Atom, draft: AtomDraft): boolean {
-  return (
-    atom.type === draft.type &&
-    atom.code === draft.code &&
-    (atom.description ?? '') === (draft.description ?? '') &&
-    JSON.stringify(atom.inputs) === JSON.stringify(draft.inputs ?? []) &&
-    JSON.stringify(atom.outputs) === JSON.stringify(draft.outputs ?? []) &&
-    JSON.stringify(atom.dependencies) === JSON.stringify([...new Set(draft.dependencies ?? [])].sort())
-  );
 }

@@ -150,3 +150,33 @@ export function parsePortList(text: string, previous: readonly Port[] = []): Por
     return port;
   });
 }
+
+/** The draft a saved text stands for: without a header, the stored interface with the new code. */
+export function toDraft(name: string, text: string, existing: Atom | undefined): AtomDraft {
+  const { draft, hasHeader } = parseAtomSource(name, text);
+  if (hasHeader) return draft as AtomDraft;
+  if (!existing) {
+    throw new AtomError('invalid_argument', `${name}: a new atom needs its header (/** @kind util ... */) above the code`);
+  }
+  return {
+    name,
+    type: existing.type,
+    code: draft.code,
+    inputs: existing.inputs,
+    outputs: existing.outputs,
+    dependencies: existing.dependencies,
+    description: existing.description ?? undefined,
+  };
+}
+
+/** Whether saving `draft` would change nothing (a save without edits must not add a version). */
+export function sameAtom(atom: Atom, draft: AtomDraft): boolean {
+  return (
+    atom.type === draft.type &&
+    atom.code === draft.code &&
+    (atom.description ?? '') === (draft.description ?? '') &&
+    JSON.stringify(atom.inputs) === JSON.stringify(draft.inputs ?? []) &&
+    JSON.stringify(atom.outputs) === JSON.stringify(draft.outputs ?? []) &&
+    JSON.stringify(atom.dependencies) === JSON.stringify([...new Set(draft.dependencies ?? [])].sort())
+  );
+}

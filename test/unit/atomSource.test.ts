@@ -96,3 +96,40 @@ describe('port lists for the Edit Atom Details input boxes', () => {
     assert.throws(() => parsePortList('x number'), /write each port as name: type/);
   });
 });
+
+describe('what a save means', () => {
+  const stored = {
+    name: 'player_jump',
+    ...jump,
+    version: 3,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-02T00:00:00.000Z',
+  };
+
+  it('a text without a header keeps the stored interface and takes the new code', async () => {
+    const { toDraft } = await import('../../src/views/atomSource.js');
+    const draft = toDraft('player_jump', 'function player_jump() { return 0; }', stored);
+    assert.deepEqual(draft, {
+      name: 'player_jump',
+      type: 'feature',
+      code: 'function player_jump() { return 0; }',
+      inputs: jump.inputs,
+      outputs: jump.outputs,
+      dependencies: jump.dependencies,
+      description: jump.description,
+    });
+    assert.throws(() => toDraft('fresh', 'function fresh() {}', undefined), /a new atom needs its header/);
+  });
+
+  it('saving the text as it was changes nothing; any real edit does', async () => {
+    const { sameAtom, toDraft } = await import('../../src/views/atomSource.js');
+    const text = formatAtomSource(stored);
+    assert.equal(sameAtom(stored, toDraft('player_jump', text, stored)), true);
+    assert.equal(sameAtom(stored, toDraft('player_jump', text.replace('@kind feature', '@kind core'), stored)), false);
+    assert.equal(sameAtom(stored, toDraft('player_jump', text.replace(' * @requires math_clamp\n', ''), stored)), false);
+    assert.equal(sameAtom(stored, toDraft('player_jump', text + '\n', stored)), false);
+    // Dependencies are a set: listing them in another order is no change.
+    const reordered = text.replace(' * @requires math_clamp\n * @requires physics_config', ' * @requires physics_config\n * @requires math_clamp');
+    assert.equal(sameAtom(stored, toDraft('player_jump', reordered, stored)), true);
+  });
+});
