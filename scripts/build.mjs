@@ -50,6 +50,10 @@ for (const [from, to] of assets) {
   if (existsSync(join(root, from))) cpSync(join(root, from), join(dist, to), { recursive: true });
 }
 
+/** vectra's BM25 dependencies, never used here, replaced by a stub that says so (see the stub). */
+const bm25Stub = join(root, 'scripts', 'stubs', 'vectra-bm25.cjs');
+const VECTRA_BM25_STUBS = { 'wink-nlp': bm25Stub, 'wink-eng-lite-web-model': bm25Stub, 'wink-bm25-text-search': bm25Stub };
+
 const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', legalComments: 'none' };
 const contexts = [];
 for (const [entry, out] of nodeEntries) {
@@ -62,6 +66,7 @@ for (const [entry, out] of nodeEntries) {
       target: 'node20',
       format: 'cjs',
       external: ['vscode'],
+      alias: VECTRA_BM25_STUBS,
       banner: out === 'cli.js' ? { js: '#!/usr/bin/env node' } : undefined,
       define: { 'process.env.ATOMIC_BUNDLED': '"1"' },
     }),
