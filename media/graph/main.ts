@@ -252,7 +252,13 @@ function select(name: string | null, center = false): void {
   afterRender(() => (status.dataset.highlightMs = String(round(performance.now() - started))));
   if (wasTree) runLayout(true, () => {});
   // Finding an atom brings it into view at a readable size.
-  else if (center && selected) cy.animate({ center: { eles: cy.getElementById(selected) }, zoom: Math.max(cy.zoom(), 1), duration: 200 });
+  else if (center && selected) {
+    // Zoom and pan together: `center` alone is computed at the old zoom and misses after zooming.
+    const zoom = Math.max(cy.zoom(), 1);
+    const p = cy.getElementById(selected).position();
+    cy.stop(true, false);
+    cy.viewport({ zoom, pan: { x: cy.width() / 2 - p.x * zoom, y: cy.height() / 2 - p.y * zoom } });
+  }
   post({ type: 'selected', name: selected, highlighted: Number(status.dataset.highlighted ?? 0) });
   vscode.setState({ selected, mode, impact });
 }
@@ -347,7 +353,7 @@ if (saved) {
     const n = cy.getElementById(name);
     return n.empty() ? null : n.renderedPosition();
   },
-  viewport: () => ({ zoom: cy.zoom(), pan: cy.pan() }),
+  viewport: () => ({ zoom: cy.zoom(), pan: cy.pan(), width: cy.width(), height: cy.height() }),
   classesOf: (name: string) => cy.getElementById(name).classes(),
 };
 

@@ -349,11 +349,19 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     check('the reloaded game runs the new code (the HUD in its new colour)', newHud.hud > 50 && newHud.cube > 500, JSON.stringify(newHud));
     // The graph's tab shares its group with the editor opened by the double-click: bring it forward.
     await page.locator('.tabs-container .tab', { hasText: 'Atom Graph' }).first().click();
+    await page.waitForTimeout(500);
     await graph.evaluate(() => {
       const s = document.getElementById('search');
       s.value = 'score_label';
       s.dispatchEvent(new window.KeyboardEvent('keydown', { key: 'Enter' }));
     });
+    await page.waitForTimeout(400);
+    const found = await graph.evaluate(() => {
+      const p = window.atomicGraph.positionOf('score_label');
+      const r = document.getElementById('graph').getBoundingClientRect();
+      return { p, width: r.width, height: r.height, viewport: window.atomicGraph.viewport(), status: document.getElementById('status').dataset.selected };
+    });
+    check('finding the new atom brings it to the middle of the view', Math.abs(found.p.x - found.width / 2) < 30 && Math.abs(found.p.y - found.height / 2) < 30, JSON.stringify(found));
     await shot(page, '6-graph-after-upsert.png', graph, '#graph');
     await shot(page, '7-preview-after-upsert.png', preview, '#stage', 0.05);
 
@@ -406,6 +414,7 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     }, 120_000);
     measurements.thousandRenderMs = Number(bigStatus.renderMs);
     check('the graph renders 1,000 atoms', bigStatus.nodes === '1000', `${bigStatus.nodes} nodes, ${bigStatus.edges} edges in ${bigStatus.renderMs} ms`);
+    check('atoms nothing uses are counted', / \d+ unused/.test(bigStatus.text), bigStatus.text);
     measurements.thousandLayoutMs = Number(bigStatus.layoutMs);
     await shot(second, '10-graph-1000-atoms.png', big, '#graph', 0.003);
     // Find it (Enter centres it), clear the selection, then click it like a person.
