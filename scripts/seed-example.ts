@@ -74,6 +74,8 @@ async function main(): Promise<void> {
   try {
     const { result, build } = await workspace.upsertMany(drafts);
     if (build.status !== 'success') throw new Error(build.error_message ?? 'the build failed');
+    // The committed store carries every atom's embedding, so semantic_search needs no model run at first.
+    if (generate < 0) await workspace.search.whenIdle();
     process.stderr.write(`seeded ${result.length} atoms into ${join(folder, '.atomic')}; bundle order: ${build.order.length > 30 ? `${build.order.slice(0, 5).join(' -> ')} -> … (${build.order.length})` : build.order.join(' -> ')}\n`);
   } finally {
     await workspace.close();
