@@ -93,7 +93,7 @@ export class Builder {
       // Replaced atomically but not fsynced: latest.js is derived from the durable store, and
       // flushing ~10 MB (at 10,000 atoms) to disk on every change cost more than the change.
       // A bundle cut short by a power loss is found and rebuilt when the workspace opens.
-      await writeFileAtomic(this.bundlePath, bundle.bytes, 0o644, { durable: false });
+      await writeFileAtomic(this.bundlePath, bundle.parts, 0o644, { durable: false });
       record = {
         status: 'success',
         bundle_path: this.bundlePath,

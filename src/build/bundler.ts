@@ -25,13 +25,13 @@ export function findEntryPoint(atoms: ReadonlyMap<string, Atom>, order: readonly
 }
 
 export function createBundle(atomList: readonly Atom[], generatedAt: Date = new Date()): Bundle {
-  const { bytes, order, entry } = new IncrementalBundler().bundle(atomList, generatedAt);
-  return { code: bytes.toString('utf8'), order, entry };
+  const { parts, order, entry } = new IncrementalBundler().bundle(atomList, generatedAt);
+  return { code: Buffer.concat(parts).toString('utf8'), order, entry };
 }
 
-/** A bundle as the bytes of latest.js. */
+/** A bundle as the bytes of latest.js, in pieces (written with writev: no 10 MB copy). */
 export interface BundleBytes {
-  bytes: Buffer;
+  parts: Buffer[];
   order: string[];
   entry: string | null;
 }
@@ -70,7 +70,7 @@ export class IncrementalBundler {
     const parts: Buffer[] = [head, orderLine];
     for (const name of order) parts.push(this.chunk(atoms.get(name)!));
     parts.push(boot);
-    return { bytes: Buffer.concat(parts), order: [...order], entry };
+    return { parts, order: [...order], entry };
   }
 
   private chunk(atom: Atom): Buffer {

@@ -19,12 +19,19 @@ export interface AtomicWriteOptions {
   durable?: boolean;
 }
 
-export async function writeFileAtomic(target: string, data: string | Uint8Array, mode = 0o644, options: AtomicWriteOptions = {}): Promise<void> {
+/** `data` may be a list of pieces, written in order with writev (no copy into one buffer). */
+export async function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array | readonly Uint8Array[],
+  mode = 0o644,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const durable = options.durable ?? true;
   const temp = tempPathFor(target);
   const handle = await fsp.open(temp, 'w', mode);
   try {
-    await handle.writeFile(data);
+    if (Array.isArray(data)) await writePieces(handle, data);
+    else await handle.writeFile(data as string | Uint8Array);
     if (durable) await handle.sync();
   } catch (err) {
     await handle.close().catch(() => {});
@@ -39,6 +46,33 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
     throw err;
   }
   if (durable) await syncFolder(dirname(target));
+}
+
+/** Writes pieces in order, IOV_MAX (1024) at a time, finishing any piece written in part. */
+async function writePieces(handle: fsp.FileHandle, pieces: readonly Uint8Array[]): Promise<void> {
+  let position = 0;
+  for (let i = 0; i < pieces.length; i += 1024) {
+    let batch = pieces.slice(i, i + 1024);
+    let left = batch.reduce((n, p) => n + p.byteLength, 0);
+    while (left > 0) {
+      const { bytesWritten } = await handle.writev(batch, position);
+      position += bytesWritten;
+      left -= bytesWritten;
+      if (left === 0) break;
+      // A short write: drop what went out and go on from there.
+      let skip = bytesWritten;
+      const rest: Uint8Array[] = [];
+      for (const piece of batch) {
+        if (skip >= piece.byteLength) {
+          skip -= piece.byteLength;
+          continue;
+        }
+        rest.push(skip > 0 ? piece.subarray(skip) : piece);
+        skip = 0;
+      }
+      batch = rest;
+    }
+  }
 }
 
 /** The synchronous twin, for exit paths where the event loop will not run again. */

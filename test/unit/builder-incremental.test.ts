@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createBundle, IncrementalBundler } from '../../src/build/bundler.js';
+import { writeFileAtomic } from '../../src/util/atomicFile.js';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { validateDraft } from '../../src/atoms/validate.js';
 import { AtomWorkspace } from '../../src/workspace.js';
@@ -16,6 +17,7 @@ import { cube, gameLoop, mathClamp, playerJump } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
 
 const at = new Date('2026-02-08T12:00:00Z');
+const text = (b: { parts: Buffer[] }) => Buffer.concat(b.parts).toString('utf8');
 
 function toAtom(d: AtomDraft, version = 1): Atom {
   return { ...validateDraft(d), version, created_at: 't', updated_at: 't' };
@@ -32,10 +34,10 @@ const noModel: EmbeddingProvider = {
 test('an edit of one atom reuses the rest and gives the same bytes as a full build', () => {
   const bundler = new IncrementalBundler();
   let atoms = cube.map((d) => toAtom(d));
-  assert.equal(bundler.bundle(atoms, at).bytes.toString(), createBundle(atoms, at).code);
+  assert.equal(text(bundler.bundle(atoms, at)), createBundle(atoms, at).code);
   atoms = atoms.map((a) => (a.name === 'math_clamp' ? toAtom({ ...mathClamp, code: mathClamp.code.replace('max)', 'max) /* edited */') }, 2) : a));
-  assert.equal(bundler.bundle(atoms, at).bytes.toString(), createBundle(atoms, at).code);
-  assert.match(bundler.bundle(atoms, at).bytes.toString(), /edited/);
+  assert.equal(text(bundler.bundle(atoms, at)), createBundle(atoms, at).code);
+  assert.match(text(bundler.bundle(atoms, at)), /edited/);
 });
 
 test('added and removed atoms are noticed even without invalidateOrder', () => {
@@ -43,8 +45,8 @@ test('added and removed atoms are noticed even without invalidateOrder', () => {
   const three = cube.filter((d) => d.name !== 'game_loop').map((d) => toAtom(d));
   bundler.bundle(three, at);
   const four = [...three, toAtom(gameLoop)];
-  assert.equal(bundler.bundle(four, at).bytes.toString(), createBundle(four, at).code);
-  assert.equal(bundler.bundle(three, at).bytes.toString(), createBundle(three, at).code);
+  assert.equal(text(bundler.bundle(four, at)), createBundle(four, at).code);
+  assert.equal(text(bundler.bundle(three, at)), createBundle(three, at).code);
 });
 
 test('a changed dependency or type re-sorts after invalidateOrder', () => {
@@ -54,7 +56,7 @@ test('a changed dependency or type re-sorts after invalidateOrder', () => {
   const noDeps = atoms.map((a) => (a.name === 'player_jump' ? toAtom({ ...playerJump, dependencies: [], code: playerJump.code.replace('physics_config()', '{ jump_force: 1 }') }, 2) : a));
   bundler.invalidateOrder();
   const rebuilt = bundler.bundle(noDeps, at);
-  assert.equal(rebuilt.bytes.toString(), createBundle(noDeps, at).code);
+  assert.equal(text(rebuilt), createBundle(noDeps, at).code);
 });
 
 test('the builder follows the store: a dependency change reorders latest.js', async () => {
@@ -93,4 +95,11 @@ test('a latest.js cut short (a power loss before it reached the disk) is rebuilt
   } finally {
     await ws.close();
   }
+});
+
+test('a file written in pieces (more than one writev can take) is the pieces in order', async () => {
+  const pieces = Array.from({ length: 2500 }, (_, i) => Buffer.from(`${i}:é€\n`));
+  const file = join(tempDir(), 'pieces.txt');
+  await writeFileAtomic(file, pieces, 0o644, { durable: false });
+  assert.deepEqual(readFileSync(file), Buffer.concat(pieces));
 });
