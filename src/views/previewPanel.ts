@@ -59,7 +59,14 @@ export class PreviewPanel implements vscode.Disposable {
       panel.onDidDispose(() => this.dispose()),
       panel.webview.onDidReceiveMessage((m: unknown) => this.receive(m, limiter)),
     );
-    if (deps.session) this.disposables.push(deps.session.onDidBuild((build) => void this.sendBuild(build)));
+    if (deps.session) {
+      this.disposables.push(deps.session.onDidBuild((build) => void this.sendBuild(build)));
+      // Editing the workspace's page shows at once, as a new build would.
+      const setting = vscode.workspace.getConfiguration('atomicCoding', deps.session.folder).get<string>('preview.page', '') || 'preview.html';
+      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(deps.session.folder, setting));
+      const reload = () => void this.sendBuild(this.deps.session?.lastBuild);
+      this.disposables.push(watcher, watcher.onDidChange(reload), watcher.onDidCreate(reload), watcher.onDidDelete(reload));
+    }
   }
 
   private receive(m: unknown, limiter: RateLimiter): void {

@@ -6,7 +6,7 @@
 // for content (a blank webview fails) and saved in .e2e/screenshots/graph-preview/.
 // Usage: node test/e2e/ui-graph-preview.mjs [--no-build] ; exit code 0 = every check passed.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { buildAndPackage, ensureInstalled, installVsix, launchBrowser, log, newRunDir, root, startCodeServer, vsixPath, workbenchUrl } from '../../scripts/e2e/lib.mjs';
@@ -308,6 +308,17 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     check('the game runs in an ordinary browser tab from the loopback address', tabCube > 500, `${tabCube} cube pixels`);
     await tab.screenshot({ path: join(shots, '5b-external-browser.png') });
     const tabReloaded = tab.waitForEvent('load', { timeout: 30_000 }).then(() => true, () => false);
+
+    // 6c. Editing the workspace's preview.html shows at once.
+    const pageFile = join(folder, 'preview.html');
+    const pageHtml = readFileSync(pageFile, 'utf8');
+    writeFileSync(pageFile, pageHtml.replace('Jumping cube: every piece', 'Edited page: every piece'));
+    const edited = await until('the edited page', async () => {
+      for (const f of page.frames()) if (await f.evaluate(() => document.body.innerText.includes('Edited page:')).catch(() => false)) return true;
+      return undefined;
+    });
+    check("an edit to the workspace's preview.html reloads the preview", edited);
+    writeFileSync(pageFile, pageHtml);
 
     // 7. An agent changes atoms through MCP: both views update in place.
     const viewportBefore = await graph.evaluate(() => window.atomicGraph.viewport());
