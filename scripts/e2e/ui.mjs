@@ -97,9 +97,14 @@ export async function runUi({ build = true } = {}) {
     check('an atom row shows its signature', jumpRow.includes('(velocity_y: number, is_grounded: boolean) => number'), JSON.stringify(jumpRow));
     const status = clean(await page.locator('.part.statusbar .statusbar-item', { hasText: 'atoms' }).first().innerText());
     check('status bar shows the number of atoms', status.includes(`${SAMPLE_ATOMS.length} atoms`), JSON.stringify(status));
-    await row('player_jump').hover();
+    // The hover appears after a delay and only for a pointer that arrives on the label; on a busy
+    // machine the first arrival can be missed, so arrive again a few times.
     const hover = page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'version' }).first();
-    await hover.waitFor({ timeout: 10_000 }).catch(() => {});
+    for (let attempt = 0; attempt < 4 && !(await hover.isVisible().catch(() => false)); attempt++) {
+      await page.mouse.move(700, 600);
+      await row('player_jump').locator('.label-name').hover();
+      await hover.waitFor({ timeout: 5_000 }).catch(() => {});
+    }
     const hoverText = clean((await hover.innerText().catch(() => '')) ?? '');
     check("an atom's tooltip shows its description and version", hoverText.includes('Applies upward force') && hoverText.includes('version 1'), JSON.stringify(hoverText.slice(0, 80)));
     await shot(page, '1-atom-tree.png');
