@@ -3,18 +3,9 @@ import assert from 'node:assert/strict';
 import { validateDraft } from '../../src/atoms/validate.js';
 import { AtomError } from '../../src/atoms/errors.js';
 import type { AtomDraft } from '../../src/atoms/model.js';
+import { mathClamp } from '../support/atoms.js';
 
-const base: AtomDraft = {
-  name: 'math_clamp',
-  type: 'util',
-  code: 'function math_clamp(value, min, max) {\n  return Math.min(Math.max(value, min), max);\n}',
-  inputs: [
-    { name: 'value', type: 'number' },
-    { name: 'min', type: 'number' },
-    { name: 'max', type: 'number' },
-  ],
-  outputs: [{ name: 'clamped', type: 'number' }],
-};
+const base: AtomDraft = mathClamp;
 
 function refusal(draft: Partial<AtomDraft>): string {
   try {
