@@ -25,11 +25,14 @@ export class Builder {
     private bundlePath: string,
     private readonly log: Logger,
   ) {
-    // The order is sorted again only when the graph or a type changed; editing code keeps it.
+    // Editing code keeps the order; adding or deleting an atom updates it in place; only a
+    // changed dependency list (or a reload) sorts again.
     this.subscription = store.onDidChange((e) => {
-      if (e.kind !== 'upsert' || !e.previous || e.previous.type !== e.atom.type || e.previous.dependencies.join() !== e.atom.dependencies.join()) {
-        this.bundler.invalidateOrder();
-      }
+      if (e.kind === 'reload') this.bundler.invalidateOrder();
+      else if (e.kind === 'delete') this.bundler.noteRemoved(e.atom.name);
+      else if (!e.previous) this.bundler.noteAdded(e.atom);
+      else if (e.previous.dependencies.join() !== e.atom.dependencies.join()) this.bundler.invalidateOrder();
+      else if (e.previous.type !== e.atom.type) this.bundler.noteTypeChanged();
     });
   }
 

@@ -103,3 +103,52 @@ test('a file written in pieces (more than one writev can take) is the pieces in 
   await writeFileAtomic(file, pieces, 0o644, { durable: false });
   assert.deepEqual(readFileSync(file), Buffer.concat(pieces));
 });
+
+test('after random creates, deletes, edits, type and dependency changes, latest.js is the full build', async () => {
+  const dir = tempDir();
+  const ws = await AtomWorkspace.open(dir, { embeddings: noModel });
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const types = ['core', 'feature', 'util'] as const;
+  const draft = (name: string, deps: string[], body: string): AtomDraft => ({
+    name,
+    type: pick(types),
+    dependencies: deps,
+    code: `function ${name}() {\n  return ${[...deps.map((d) => `${d}()`), body].join(' + ')};\n}`,
+  });
+  const bundlePath = join(dir, '.atomic', 'latest.js');
+  const body = (code: string) => code.split('\n').slice(2).join('\n'); // without the Generated line
+  try {
+    await ws.upsertMany(Array.from({ length: 30 }, (_, i) => draft(`a_${String(i).padStart(3, '0')}`, [], String(i))));
+    let next = 30;
+    for (let step = 0; step < 80; step++) {
+      const names = ws.store.all().map((a) => a.name);
+      const roll = random();
+      const someDeps = () => [...new Set(Array.from({ length: Math.floor(random() * 3) }, () => pick(names)))];
+      if (roll < 0.35) {
+        // A new atom; names sort anywhere among the others.
+        const name = `${pick(['a', 'm', 'z', 'b'])}_${String(next++).padStart(3, '0')}`;
+        await ws.upsert(draft(name, someDeps(), String(step)));
+      } else if (roll < 0.5) {
+        const unused = names.filter((n) => ws.store.dependents(n).length === 0);
+        if (unused.length > 1) await ws.delete(pick(unused));
+      } else if (roll < 0.7) {
+        const atom = ws.store.get(pick(names))!;
+        await ws.upsert({ ...atom, code: atom.code.replace(/\n}$/, ` // ${step}\n}`) });
+      } else if (roll < 0.8) {
+        const atom = ws.store.get(pick(names))!;
+        await ws.upsert({ ...atom, type: pick(types) });
+      } else {
+        // New dependencies may form a cycle: the store refuses it, and nothing changes.
+        const atom = ws.store.get(pick(names))!;
+        const deps = someDeps().filter((d) => d !== atom.name);
+        const next = { ...atom, dependencies: deps, code: `function ${atom.name}() {\n  return ${[...deps.map((d) => `${d}()`), '1'].join(' + ')};\n}` };
+        await ws.upsert(next).catch(() => {});
+      }
+      assert.equal(body(readFileSync(bundlePath, 'utf8')), body(createBundle(ws.store.all()).code), `after step ${step}`);
+    }
+  } finally {
+    await ws.close();
+  }
+});
