@@ -149,7 +149,7 @@ export interface Paired {
  */
 export async function paired(
   client: Client,
-  tool: { name: string; args: (i: number) => Record<string, unknown> },
+  tool: { name: string; args: (i: number) => Record<string, unknown>; before?: (i: number) => Promise<void> },
   baseline: { name: string; args: Record<string, unknown> },
   iterations: number,
   warmup = 3,
@@ -157,6 +157,7 @@ export async function paired(
   const out: Paired = { tool: [], base: [], answerBytes: 0 };
   for (let i = 0; i < warmup + iterations; i++) {
     const b = await timedCall(client, baseline.name, baseline.args);
+    await tool.before?.(i);
     const t = await timedCall(client, tool.name, tool.args(i));
     if (t.isError) throw new Error(`${tool.name} failed: ${t.text}`);
     if (b.isError) throw new Error(`${baseline.name} failed: ${b.text}`);

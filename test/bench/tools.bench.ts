@@ -8,6 +8,7 @@ import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AtomDraft } from '../../src/atoms/model.js';
 import { GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { paired, peakResidentBytes, residentBytes, startOurs, timedCall, type Transport } from './harness.js';
 import { bytes, ms, ratio, summarize, type BenchOptions, type BenchSection } from './report.js';
 import { seeded } from './generate.js';
@@ -18,6 +19,8 @@ interface ToolCase {
   tool: string;
   /** Arguments of call i. */
   args: (i: number) => Record<string, unknown>;
+  /** Untimed work before call i, through the same client (e.g. a write the call must see). */
+  before?: (client: Client, i: number) => Promise<void>;
   /** Compare with a text answer of the same size instead of "ok". */
   sizedFloor?: boolean;
   iterations: number;
@@ -103,7 +106,8 @@ async function measure(ws: PreparedWorkspace, size: number, transport: Transport
         const probe = await timedCall(client, c.tool, c.args(0));
         floor = { name: 'bench_echo_size', args: { bytes: Buffer.byteLength(probe.text) } };
       }
-      const timing = await paired(client, { name: c.tool, args: c.args }, floor, c.iterations);
+      const before = c.before;
+      const timing = await paired(client, { name: c.tool, args: c.args, before: before && ((i) => before(client, i)) }, floor, c.iterations);
       const t = summarize(timing.tool);
       const b = summarize(timing.base);
       const row: Record<string, string | number> = {
@@ -177,6 +181,18 @@ function toolCases(atoms: AtomDraft[], size: number, quick: boolean, structureSc
       args: (i) => ({ query: queries[i % queries.length] + (i >= queries.length ? ` ${i}` : '') }),
       iterations: Math.min(queries.length, quick ? 20 : 60),
       target: { p50Ms: 100, atSize: [10_000] },
+    },
+    {
+      // Read your writes: the atom just changed must be embedded again before the search answers.
+      label: 'semantic_search right after an upsert',
+      tool: 'semantic_search',
+      args: (i) => ({ query: `${queries[i % queries.length]} ${i}`, limit: 5 }),
+      before: async (client, i) => {
+        const atom = atoms[Math.floor(random() * atoms.length)]!;
+        const r = await timedCall(client, 'upsert_atom', { ...atom, code: atom.code.replace(/\n}\n$/, `\n  // before search ${i}\n}\n`) });
+        if (r.isError) throw new Error(`upsert_atom failed: ${r.text}`);
+      },
+      iterations: size >= 10_000 ? (quick ? 8 : 20) : quick ? 10 : 30,
     },
     {
       label: 'upsert_atom (update)',
