@@ -27,6 +27,8 @@ const nodeEntries = [
 const webEntries = [
   ['media/graph/main.ts', 'webview/graph.js'],
   ['media/preview/main.ts', 'webview/preview.js'],
+  // The graph's layered layout of big graphs runs in this web worker (media/graph/main.ts starts it).
+  ['media/graph/layoutWorker.ts', 'webview/graph-layout.js'],
 ].filter(([entry]) => existsSync(join(root, entry)));
 
 /** Runtime assets: [source in node_modules or the repo, destination under dist/]. */

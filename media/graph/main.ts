@@ -9,6 +9,7 @@ import dagre from 'cytoscape-dagre';
 import type { GraphSnapshot, GraphToHost, GraphViewMode } from '../../src/views/webviewMessages.js';
 import { isHostToGraph } from '../../src/views/webviewMessages.js';
 import { cycleEdges, diffGraph, GraphIndex, searchNames } from './model.js';
+import type { LayoutRequest, LayoutResult } from './layoutWorker.js';
 import { graphStyle, readTheme } from './theme.js';
 
 cytoscape.use(dagre);
@@ -109,6 +110,8 @@ function applySnapshot(next: GraphSnapshot, focus?: string): void {
       status.dataset.layoutMs = String(round(needsLayout ? layoutMs : 0));
     });
   };
+  // A big graph shows at once in a grid while its layers are computed in the worker.
+  if (!update && large) cy.layout({ name: 'grid', fit: true, padding: 30, animate: false }).run();
   if (needsLayout) runLayout(!update, finish);
   else finish();
 }
@@ -144,8 +147,7 @@ function runLayout(fit: boolean, done: () => void): void {
   cy.stop(true, false);
   const eles = cy.elements().not('.hidden');
   const big = eles.nodes().length > LARGE;
-  const layout = eles.layout({
-    name: 'dagre',
+  const options = {
     rankDir: 'TB',
     // Big graphs are wide (many atoms per layer): closer nodes and farther layers keep them viewable.
     nodeSep: big ? 6 : 24,
@@ -153,12 +155,73 @@ function runLayout(fit: boolean, done: () => void): void {
     edgeSep: 8,
     // Network simplex gives the tidiest layers; longest-path is much faster on big graphs.
     ranker: big ? 'longest-path' : 'network-simplex',
-    fit,
-    padding: 30,
-    animate: false,
-  } as cytoscape.LayoutOptions);
+  };
+  if (big) {
+    void layoutInWorker(eles, options).then((positions) => {
+      if (!positions) return runLayoutHere(eles, options, fit, done);
+      status.dataset.layoutIn = 'worker';
+      cy.batch(() => eles.nodes().forEach((n) => void (positions[n.id()] && n.position(positions[n.id()]!))));
+      if (fit) cy.fit(eles, 30);
+      done();
+    });
+    return;
+  }
+  runLayoutHere(eles, options, fit, done);
+}
+
+function runLayoutHere(eles: cytoscape.CollectionReturnValue, options: Record<string, unknown>, fit: boolean, done: () => void): void {
+  status.dataset.layoutIn = 'page';
+  const layout = eles.layout({ name: 'dagre', ...options, fit, padding: 30, animate: false } as cytoscape.LayoutOptions);
   layout.one('layoutstop', () => done());
   layout.run();
+}
+
+// ---- the layout worker ------------------------------------------------------------------------
+
+let worker: Promise<Worker | null> | undefined;
+let layoutRequest = 0;
+
+/**
+ * The worker, started once. A webview may not start a worker from its resource URL (another origin),
+ * so the script is fetched and started from a blob; null when that fails (the layout then runs here).
+ */
+function layoutWorker(): Promise<Worker | null> {
+  worker ??= (async () => {
+    try {
+      const url = document.body.dataset.layoutWorker;
+      if (!url) return null;
+      const source = await (await fetch(url)).text();
+      return new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })));
+    } catch (err) {
+      post({ type: 'error', message: `the layout worker did not start, laying out in the page: ${(err as Error).message}` });
+      return null;
+    }
+  })();
+  return worker;
+}
+
+/** Positions from the worker, or null (no worker, a failure, or a newer request superseded this one). */
+async function layoutInWorker(eles: cytoscape.CollectionReturnValue, options: Record<string, unknown>): Promise<LayoutResult['positions'] | null> {
+  const w = await layoutWorker();
+  if (!w) return null;
+  const id = ++layoutRequest;
+  status.textContent = `Laying out ${eles.nodes().length} atoms…`;
+  const request: LayoutRequest = {
+    id,
+    nodes: eles.nodes().map((n) => ({ id: n.id(), w: n.outerWidth(), h: n.outerHeight() })),
+    edges: eles.edges().map((e) => ({ id: e.id(), source: e.source().id(), target: e.target().id() })),
+    options,
+  };
+  return new Promise((resolve) => {
+    const onMessage = (event: MessageEvent<LayoutResult>) => {
+      if (event.data.id !== id) return;
+      w.removeEventListener('message', onMessage);
+      if (event.data.error) post({ type: 'error', message: `layout worker: ${event.data.error}` });
+      resolve(id === layoutRequest && !event.data.error ? event.data.positions : null);
+    };
+    w.addEventListener('message', onMessage);
+    w.postMessage(request);
+  });
 }
 
 /** Runs `then` once cytoscape has drawn the current state on screen. */

@@ -129,6 +129,7 @@ export class GraphPanel implements vscode.Disposable {
 function graphHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   const nonce = makeNonce();
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', 'graph.js'));
+  const layoutWorker = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', 'graph-layout.js'));
   const css = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'graph', 'graph.css'));
   const csp = [
     "default-src 'none'",
@@ -136,6 +137,9 @@ function graphHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
     `img-src ${webview.cspSource} data:`,
     `font-src ${webview.cspSource}`,
     `script-src 'nonce-${nonce}'`,
+    // The layout worker's script is fetched from the extension and started from a blob.
+    `connect-src ${webview.cspSource}`,
+    'worker-src blob:',
   ].join('; ');
   const typeBox = (t: string, title: string) =>
     `<label title="${title}"><input type="checkbox" data-type="${t}" checked><span class="swatch ${t}"></span>${t}</label>`;
@@ -150,7 +154,7 @@ function graphHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
 <link rel="stylesheet" href="${css}">
 <title>Atom Graph</title>
 </head>
-<body>
+<body data-layout-worker="${layoutWorker}">
 <div id="toolbar" role="toolbar" aria-label="Graph controls">
   <input id="search" type="search" list="names" placeholder="Find an atom (Enter)" aria-label="Find an atom">
   <datalist id="names"></datalist>
