@@ -19,6 +19,11 @@ import { tempDir } from '../support/tmp.js';
 const at = new Date('2026-02-08T12:00:00Z');
 const text = (b: { parts: Buffer[] }) => Buffer.concat(b.parts).toString('utf8');
 
+/** A stored atom as upsert_atom arguments. */
+function asDraft(atom: Atom): AtomDraft {
+  return { ...atom, description: atom.description ?? undefined };
+}
+
 function toAtom(d: AtomDraft, version = 1): Atom {
   return { ...validateDraft(d), version, created_at: 't', updated_at: 't' };
 }
@@ -134,14 +139,14 @@ test('after random creates, deletes, edits, type and dependency changes, latest.
         const unused = names.filter((n) => ws.store.dependents(n).length === 0);
         if (unused.length > 1) await ws.delete(pick(unused));
       } else if (roll < 0.7) {
-        const atom = ws.store.get(pick(names))!;
+        const atom = asDraft(ws.store.get(pick(names))!);
         await ws.upsert({ ...atom, code: atom.code.replace(/\n}$/, ` // ${step}\n}`) });
       } else if (roll < 0.8) {
-        const atom = ws.store.get(pick(names))!;
+        const atom = asDraft(ws.store.get(pick(names))!);
         await ws.upsert({ ...atom, type: pick(types) });
       } else {
         // New dependencies may form a cycle: the store refuses it, and nothing changes.
-        const atom = ws.store.get(pick(names))!;
+        const atom = asDraft(ws.store.get(pick(names))!);
         const deps = someDeps().filter((d) => d !== atom.name);
         const next = { ...atom, dependencies: deps, code: `function ${atom.name}() {\n  return ${[...deps.map((d) => `${d}()`), '1'].join(' + ')};\n}` };
         await ws.upsert(next).catch(() => {});
