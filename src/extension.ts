@@ -11,6 +11,8 @@ import { AtomTreeProvider, type AtomNode } from './views/atomTree.js';
 import { registerCommands } from './views/commands.js';
 import { chooseFolder } from './views/folder.js';
 import { registerGraphCommand } from './views/graphPanel.js';
+import { registerHistoryCommands } from './views/historyCommands.js';
+import { IndexProgressReporter } from './views/indexProgress.js';
 import { registerMcpProvider } from './views/mcpProvider.js';
 import { outputLogger } from './views/outputLog.js';
 import { registerPreviewCommands } from './views/previewPanel.js';
@@ -85,6 +87,8 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
         }
       }),
       ...registerCommands({ session: s, log, output: channel, extensionUri: context.extensionUri, refreshTree: () => tree.refresh() }),
+      ...registerHistoryCommands(s, log),
+      new IndexProgressReporter(s),
     );
   } else {
     log.info('no folder is open: open one to work with atoms');
@@ -92,7 +96,7 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
     context.subscriptions.push(
       ...[
         'newAtom', 'openAtom', 'editAtomDetails', 'changeAtomType', 'editDependencies', 'deleteAtom', 'rebuildBundle',
-        'connectAgents', 'restartServer', 'showStatus', 'refresh',
+        'connectAgents', 'restartServer', 'showStatus', 'refresh', 'showHistory', 'restoreDeleted',
       ].map((id) =>
         vscode.commands.registerCommand(`atomicCoding.${id}`, () => vscode.window.showInformationMessage('Atomic Coding: open a folder first; its atoms are stored in .atomic/ inside it.')),
       ),
