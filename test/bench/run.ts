@@ -53,13 +53,20 @@ async function main(): Promise<void> {
     'Times are round trips through the official MCP SDK client; ratios are to a no-op tool measured in the same run on the same server and transport.',
     '',
   ].join('\n');
+  // Sections of the first-format run that a module has measured again since are left out.
+  const earlier = results.modules['(an earlier run)'];
+  if (earlier) {
+    const newer = new Set(Object.entries(results.modules).filter(([k]) => k !== '(an earlier run)').flatMap(([, m]) => m.sections.map((s) => s.title)));
+    earlier.sections = earlier.sections.filter((s) => !newer.has(s.title));
+    if (earlier.sections.length === 0) delete results.modules['(an earlier run)'];
+  }
   const ordered = Object.keys(results.modules).sort();
   const markdown =
     header +
     ordered
       .map((file) => {
         const m = results.modules[file]!;
-        const when = `_${file}: ${m.at} on ${m.machine}${m.quick ? ', quick mode (smaller sizes, fewer iterations)' : ''}, ${m.seconds} s._\n\n`;
+        const when = `_${file}: ${m.at} on ${m.machine}${m.quick ? ', quick mode (smaller sizes, fewer iterations)' : ''}${Number.isFinite(m.seconds) ? `, ${m.seconds} s` : ''}._\n\n`;
         return when + m.sections.map(sectionMarkdown).join('\n');
       })
       .join('\n') +
