@@ -53,6 +53,7 @@ describe('History and undo in the tree', function () {
     );
     assert.ok(old.getText().endsWith(v1), 'it shows the old code');
     assert.match(old.getText(), /Speed, first take/);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
 
     const report = (await vscode.commands.executeCommand('atomicCoding.showHistory', 'history_speed', first.result.atom.version, 'restore')) as RestoreReport;
     assert.deepEqual(report, { name: 'history_speed', from: first.result.atom.version, version: before.version + 1 });
