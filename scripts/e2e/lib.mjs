@@ -215,6 +215,27 @@ export async function launchBrowser(runDir, viewport = { width: 1400, height: 90
   });
 }
 
+/**
+ * Opens the workbench on `folder` in a fresh Chromium and clicks the Atomic Coding container in the
+ * activity bar, as a person would; resolves with the browser and its page once the container is open.
+ */
+export async function openAtomicWorkbench(server, folder, runDir) {
+  const browser = await launchBrowser(runDir);
+  try {
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    page.on('pageerror', (e) => log('pageerror', e.message));
+    await page.goto(workbenchUrl(server.url, folder));
+    await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: 90_000 });
+    const container = page.locator('.part.activitybar .action-item a[aria-label^="Atomic Coding"]').first();
+    await container.waitFor({ timeout: 60_000 });
+    await container.click();
+    return { browser, page };
+  } catch (err) {
+    await browser.close().catch(() => {});
+    throw err;
+  }
+}
+
 /** A workbench URL for `folder` with an optional smoke-test-driver payload. */
 export function workbenchUrl(base, folder, payload) {
   let url = `${base}/?folder=${encodeURIComponent(folder)}`;

@@ -5,7 +5,7 @@
 // .e2e/screenshots/. Usage: node scripts/e2e/ui.mjs [--no-build] ; exit code 0 = every check passed.
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildAndPackage, pinVsix, ensureInstalled, installVsix, launchBrowser, log, newRunDir, root, startCodeServer, vsixPath, workbenchUrl } from './lib.mjs';
+import { buildAndPackage, pinVsix, ensureInstalled, installVsix, log, newRunDir, openAtomicWorkbench, root, startCodeServer, vsixPath, workbenchUrl } from './lib.mjs';
 import { callTool, connectCli, seedSample, SAMPLE_ATOMS } from './sample.mjs';
 
 const shots = join(root, '.e2e', 'screenshots');
@@ -77,16 +77,9 @@ export async function runUi({ build = true } = {}) {
   log(`code-server ${server.url} (run dir ${runDir}) after ${Date.now() - t0} ms`);
   let browser;
   try {
-    browser = await launchBrowser(runDir);
-    const page = browser.pages()[0] ?? (await browser.newPage());
-    page.on('pageerror', (e) => log('pageerror', e.message));
-    await page.goto(workbenchUrl(server.url, folder));
-    await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: 90_000 });
-
     // 1. The activity-bar container and the tree of atoms grouped by type.
-    const container = page.locator('.part.activitybar .action-item a[aria-label^="Atomic Coding"]').first();
-    await container.waitFor({ timeout: 60_000 });
-    await container.click();
+    let page;
+    ({ browser, page } = await openAtomicWorkbench(server, folder, runDir));
     const row = (label) => page.locator('.part.sidebar .monaco-list-row', { has: page.locator(`.monaco-icon-label[aria-label="${label}"]`) }).first();
     await row('player_jump').waitFor({ timeout: 60_000 });
     const rows = (await page.locator('.part.sidebar .monaco-list-row').allInnerTexts()).map(clean);

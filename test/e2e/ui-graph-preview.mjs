@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { buildAndPackage, ensureInstalled, installVsix, launchBrowser, log, newRunDir, root, startCodeServer, vsixPath, workbenchUrl } from '../../scripts/e2e/lib.mjs';
+import { buildAndPackage, ensureInstalled, installVsix, log, newRunDir, openAtomicWorkbench, root, startCodeServer, vsixPath, workbenchUrl } from '../../scripts/e2e/lib.mjs';
 import { callTool, connectCli } from '../../scripts/e2e/sample.mjs';
 
 const shots = join(root, '.e2e', 'screenshots', 'graph-preview');
@@ -176,14 +176,8 @@ export async function runGraphPreviewUi({ build = true } = {}) {
   let browser;
   let agent;
   try {
-    browser = await launchBrowser(runDir);
-    const page = browser.pages()[0] ?? (await browser.newPage());
-    page.on('pageerror', (e) => log('pageerror', e.message));
-    await page.goto(workbenchUrl(server.url, folder));
-    await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: 90_000 });
-    const container = page.locator('.part.activitybar .action-item a[aria-label^="Atomic Coding"]').first();
-    await container.waitFor({ timeout: 60_000 });
-    await container.click();
+    let page;
+    ({ browser, page } = await openAtomicWorkbench(server, folder, runDir));
     await page.locator('.part.sidebar .monaco-list-row', { hasText: 'feature' }).first().waitFor({ timeout: 60_000 });
 
     // What the MCP server says the graph is: the reference for what the view must draw.
