@@ -50,6 +50,27 @@ async function replaceInEditor(page, find, replace) {
   await page.keyboard.press('Escape');
 }
 
+/**
+ * Right-click `target` and choose `item` from its context menu. VS Code's menu items only listen for
+ * mouseup 100 ms after they render (so the right-click's own release does not pick an item), and on a
+ * busy machine that timer can fire late: a click inside the window is dropped and the menu stays open.
+ * So the click is repeated until the menu closes, which is what choosing an item does.
+ */
+async function contextMenu(page, target, item) {
+  const menu = page.locator('.context-view .monaco-menu');
+  await target.click({ button: 'right' });
+  const entry = menu.locator('.action-item', { hasText: item }).first();
+  await entry.waitFor({ state: 'visible', timeout: 15_000 });
+  for (let attempt = 1; ; attempt++) {
+    await page.waitForTimeout(150);
+    await entry.click();
+    const closed = await menu.waitFor({ state: 'detached', timeout: 2_000 }).then(() => true, () => false);
+    if (closed) return;
+    if (attempt === 5) throw new Error(`the context menu stayed open after ${attempt} clicks on "${item}"`);
+    log(`the menu ignored a click on "${item}" (its items were not listening yet); clicking again`);
+  }
+}
+
 async function readAtomThroughCli(folder, name) {
   const client = await connectCli(folder);
   try {
@@ -133,13 +154,11 @@ export async function runUi({ build = true } = {}) {
     await page.keyboard.press('Escape');
 
     // 5. Context menu: Delete Atom refuses an atom in use and deletes a leaf after confirmation.
-    await row('math_clamp').click({ button: 'right' });
-    await page.locator('.monaco-menu .action-item', { hasText: 'Delete Atom' }).first().click();
+    await contextMenu(page, row('math_clamp'), 'Delete Atom');
     const inUse = page.locator('.notifications-toasts .notification-toast', { hasText: 'Cannot delete "math_clamp"' }).first();
     await inUse.waitFor({ timeout: 15_000 });
     check('deleting an atom in use names its dependents', (await inUse.innerText()).includes('used by [apply_gravity]'));
-    await row('game_loop').click({ button: 'right' });
-    await page.locator('.monaco-menu .action-item', { hasText: 'Delete Atom' }).first().click();
+    await contextMenu(page, row('game_loop'), 'Delete Atom');
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 15_000 });
     check('Delete Atom asks for confirmation', clean(await dialog.innerText()).includes('Delete the atom "game_loop"?'));
