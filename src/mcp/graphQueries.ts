@@ -29,8 +29,14 @@ export function withDistance(edges: ReadonlyMap<string, readonly string[]>, star
   return [...depth.entries()].map(([name, d]) => ({ name, depth: d })).sort((a, b) => a.depth - b.depth || cmp(a.name, b.name));
 }
 
+/**
+ * Questions over one dependency map. What they derive from it (the reverse edges, the entry
+ * points) is computed once, so the map and the types must not change while this is in use: the
+ * store hands out a new map whenever an atom changes.
+ */
 export class GraphQueries {
   private reverse: Map<string, string[]> | undefined;
+  private entries: string[] | undefined;
 
   constructor(
     private readonly graph: DependencyMap,
@@ -67,9 +73,10 @@ export class GraphQueries {
   }
 
   /** Core atoms nothing depends on, sorted. */
-  entryPoints(): string[] {
+  entryPoints(): readonly string[] {
     const users = this.dependentsOf();
-    return [...this.graph.keys()].filter((n) => this.typeOf(n) === 'core' && (users.get(n)?.length ?? 0) === 0).sort(cmp);
+    this.entries ??= [...this.graph.keys()].filter((n) => this.typeOf(n) === 'core' && (users.get(n)?.length ?? 0) === 0).sort(cmp);
+    return this.entries;
   }
 
   /** Atoms nothing depends on that are not entry points (not core), sorted. */

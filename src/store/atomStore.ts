@@ -76,6 +76,8 @@ export class AtomStore implements Disposable {
   private seq = 0;
   private entriesSinceSnapshot = 0;
   private scheduledCompaction: Promise<void> | undefined;
+  /** The same map until an atom changes, so callers can cache what they derive from it. */
+  private dependencyMapCache: DependencyMap | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private lastBuildRecord: BuildRecord | undefined;
@@ -215,6 +217,7 @@ export class AtomStore implements Disposable {
 
   /** Rebuilds the in-memory model from the database. */
   private readModel(): void {
+    this.dependencyMapCache = undefined;
     this.atoms.clear();
     this.embeddings.clear();
     this.typeCount.clear();
@@ -289,9 +292,12 @@ export class AtomStore implements Disposable {
   }
 
   dependencyMap(): DependencyMap {
-    const map = new Map<string, readonly string[]>();
-    for (const atom of this.atoms.values()) map.set(atom.name, atom.dependencies);
-    return map;
+    if (!this.dependencyMapCache) {
+      const map = new Map<string, readonly string[]>();
+      for (const atom of this.atoms.values()) map.set(atom.name, atom.dependencies);
+      this.dependencyMapCache = map;
+    }
+    return this.dependencyMapCache;
   }
 
   /** Atoms that list `name` as a dependency, sorted. */
@@ -628,6 +634,7 @@ export class AtomStore implements Disposable {
   private applyToModel(ops: JournalOp[]): void {
     let inserted = false;
     for (const op of ops) {
+      if (op.op === 'put' || op.op === 'del') this.dependencyMapCache = undefined;
       switch (op.op) {
         case 'put': {
           const previous = this.atoms.get(op.atom.name);

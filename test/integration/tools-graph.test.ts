@@ -129,6 +129,26 @@ test('query_graph: cycles, unused atoms and entry points', async () => {
   assert.match(entries.text, /^1 entry point \(core atoms nothing depends on\); the bundle boots game_loop:\n {2}game_loop \[core\]/);
 });
 
+test('query_graph: answers follow every change, even right after the same question', async () => {
+  const ask = async (args: Record<string, unknown>) => (await call(client, 'query_graph', args)).text;
+  assert.match(await ask({ operation: 'dependents', name: 'unused_helper' }), /^No atom depends on unused_helper\.$/);
+  const user = { name: 'helper_user', type: 'core', code: 'function helper_user() {\n  return unused_helper(1);\n}', dependencies: ['unused_helper'] };
+  assert.equal((await call(client, 'upsert_atom', user)).isError, false);
+  try {
+    assert.match(await ask({ operation: 'dependents', name: 'unused_helper' }), /^1 atom depends on unused_helper \(directly\):\n {2}helper_user \[core\]/);
+    assert.match(await ask({ operation: 'entry_points' }), /^2 entry points/);
+    assert.doesNotMatch(await ask({ operation: 'unused' }), /unused_helper/);
+    // A type change alone (same edges) moves an atom out of the entry points.
+    assert.equal((await call(client, 'upsert_atom', { ...user, type: 'feature' })).isError, false);
+    assert.match(await ask({ operation: 'entry_points' }), /^1 entry point /);
+    assert.match(await ask({ operation: 'unused' }), /helper_user \[feature\]/);
+  } finally {
+    assert.equal((await call(client, 'delete_atom', { name: 'helper_user' })).isError, false);
+  }
+  assert.match(await ask({ operation: 'dependents', name: 'unused_helper' }), /^No atom depends on unused_helper\.$/);
+  assert.match(await ask({ operation: 'entry_points' }), /^1 entry point /);
+});
+
 test('query_graph: refusals say what is missing', async () => {
   const noName = await call(client, 'query_graph', { operation: 'impact' });
   assert.equal(noName.isError, true);
