@@ -164,6 +164,23 @@ test('the model starts lazily: nothing is embedded before a search or an edit ne
   }
 });
 
+test('a backlog found at open is embedded in the background, with no search asking', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'atomic-backlog-'));
+  try {
+    const fresh = new MemorySource(join(dir, '.atomic'), GAME_ATOMS.slice(0, 3));
+    const background = new SearchIndex(fresh, new UseLiteProvider(), { backlogDelayMs: 200 });
+    await background.open();
+    assert.equal(background.pendingEmbeddings, 3);
+    // Waiting is bounded; the model's first load takes a few seconds on a busy machine.
+    for (let waited = 0; fresh.embeddedCount < 3 && waited < 60_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(fresh.embeddedCount, 3);
+    assert.equal(background.pendingEmbeddings, 0);
+    await background.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a reload of the database is followed: gone atoms vanish, new ones are found', async () => {
   const kept = GAME_ATOMS.filter((a) => a.name !== 'coin_collect');
   const added = { ...GAME_ATOMS.find((a) => a.name === 'coin_collect')!, name: 'gem_collect', code: 'function gem_collect(score, coin_value, touching) {\n  return touching ? score + coin_value * 5 : score;\n}\n' };

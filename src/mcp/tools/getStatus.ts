@@ -34,8 +34,8 @@ export function workspaceStatus(workspace: AtomWorkspace, version: string, conne
       provider: workspace.embeddings.modelId,
       embedded,
       pending,
-      // Every atom has a vector and none waits for a new one. (Vectors are made lazily, when a
-      // search or an edit needs the model, so a workspace nobody has searched is not fresh.)
+      // Every atom has a vector and none waits for a new one. (Atoms found without a current
+      // vector at open are embedded a few seconds later, or at once if a search needs them.)
       fresh: pending === 0 && embedded >= store.size,
     },
     server: { version, connected_clients: connectedClients },
@@ -67,7 +67,7 @@ export function formatStatus(s: WorkspaceStatus): string {
       : `Last build: ${b.status} at ${b.at}, ${b.order_length} atoms in order${b.duration_ms !== null ? `, ${b.duration_ms} ms` : ''}.`;
   const e = s.embeddings;
   const search = `Search index: ${e.provider}, ${e.embedded} of ${s.atoms.total} atoms embedded, ${e.pending} queued: ${
-    e.fresh ? 'up to date' : 'not up to date (atoms are embedded when a search or an edit needs the model)'
+    e.fresh ? 'up to date' : 'not up to date (embedding runs in the background: it starts a few seconds after the workspace opens, or at once when a search needs it)'
   }.`;
   return [
     `Atoms: ${s.atoms.total} (${types}); dependency edges: ${s.edges}.`,
