@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { format } from 'node:util';
-import { buildAndPackage, pinVsix, vsixPath, bundleSuite, ensureInstalled, installVsix, launchBrowser, log, newRunDir, startCodeServer, workbenchUrl } from './lib.mjs';
+import { buildAndPackage, pinVsix, vsixPath, bundleSuite, ensureInstalled, installVsix, launchBrowser, log, newRunDir, runWhenMain, startCodeServer, workbenchUrl } from './lib.mjs';
 
 const TIMEOUT_MS = Number(process.env.ATOMIC_E2E_TIMEOUT_MS || 300_000);
 /** Extension-host console lines that are VS Code's own chatter, not our tests. */
@@ -61,12 +61,4 @@ export async function runExtensionTests({ build = true } = {}) {
   return code;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  runExtensionTests({ build: !process.argv.includes('--no-build') }).then(
-    (code) => process.exit(code),
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(import.meta.url, runExtensionTests);

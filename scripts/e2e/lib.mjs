@@ -19,6 +19,21 @@ export function log(...parts) {
 }
 
 /** Runs scripts/e2e/install.sh (idempotent, quick when everything is cached). */
+/**
+ * Runs an e2e entry when its file is the one node was started with: `run({ build })` resolves to
+ * the exit code; `--no-build` reuses the package built before.
+ */
+export function runWhenMain(moduleUrl, run) {
+  if (moduleUrl !== `file://${process.argv[1]}`) return;
+  run({ build: !process.argv.includes('--no-build') }).then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
+
 export function ensureInstalled() {
   execFileSync('bash', [join(root, 'scripts', 'e2e', 'install.sh'), e2eHome], { stdio: ['ignore', 'inherit', 'inherit'] });
 }

@@ -5,7 +5,7 @@
 // .e2e/screenshots/. Usage: node scripts/e2e/ui.mjs [--no-build] ; exit code 0 = every check passed.
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildAndPackage, pinVsix, ensureInstalled, installVsix, log, newRunDir, openAtomicWorkbench, root, startCodeServer, vsixPath, workbenchUrl } from './lib.mjs';
+import { buildAndPackage, pinVsix, ensureInstalled, installVsix, log, newRunDir, openAtomicWorkbench, root, runWhenMain, startCodeServer, vsixPath, workbenchUrl } from './lib.mjs';
 import { callTool, connectCli, seedSample, SAMPLE_ATOMS } from './sample.mjs';
 
 const shots = join(root, '.e2e', 'screenshots');
@@ -247,12 +247,4 @@ export async function runUi({ build = true } = {}) {
   return failed || results.length === 0 ? 1 : 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  runUi({ build: !process.argv.includes('--no-build') }).then(
-    (code) => process.exit(code),
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(import.meta.url, runUi);

@@ -170,24 +170,23 @@ export async function paired(
   return out;
 }
 
-/** Resident memory of a process in bytes (Linux /proc), or NaN where that is not available. */
-export function residentBytes(pid: number): number {
+/** A memory figure (kB) of a process's /proc status, in bytes, or NaN where that is not available. */
+function procStatusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+    const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1];
     return kb ? Number(kb) * 1024 : NaN;
   } catch {
     return NaN;
   }
 }
 
+/** Resident memory of a process in bytes (Linux /proc), or NaN where that is not available. */
+export function residentBytes(pid: number): number {
+  return procStatusBytes(pid, 'VmRSS');
+}
+
 /** Peak resident memory (VmHWM) of a process in bytes, or NaN. */
 export function peakResidentBytes(pid: number): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
-    return kb ? Number(kb) * 1024 : NaN;
-  } catch {
-    return NaN;
-  }
+  return procStatusBytes(pid, 'VmHWM');
 }

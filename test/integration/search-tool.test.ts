@@ -4,10 +4,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, call, connectStdio } from '../support/server.js';
+import { call, connectStdio, rawStdioSession } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
 import { GAME_ATOMS } from '../fixtures/game-atoms.js';
 
@@ -88,22 +87,14 @@ test('semantic_search answers in the contract format, by meaning and by name, an
 });
 
 test('loading and running the model writes nothing to stdout (the stdio protocol channel)', async () => {
-  const workspace = tempDir();
-  const child = spawn(process.execPath, [CLI, 'serve', '--stdio', '--workspace', workspace, '--log-level', 'debug'], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  const send = (m: object) => child.stdin.write(JSON.stringify(m) + '\n');
-  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } });
-  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'upsert_atom', arguments: { ...GAME_ATOMS.find((a) => a.name === 'math_clamp') } } });
-  send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'semantic_search', arguments: { query: 'keep a value between bounds' } } });
-  const deadline = Date.now() + 60_000;
-  while (!out.includes('"id":3') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  child.stdin.end();
-  await new Promise((r) => child.once('exit', r));
-  const lines = out.split('\n').filter((l) => l.length > 0);
+  const { lines, out } = await rawStdioSession(
+    tempDir(),
+    [
+      { method: 'tools/call', params: { name: 'upsert_atom', arguments: { ...GAME_ATOMS.find((a) => a.name === 'math_clamp') } } },
+      { method: 'tools/call', params: { name: 'semantic_search', arguments: { query: 'keep a value between bounds' } } },
+    ],
+    60_000,
+  );
   assert.ok(lines.some((l) => l.includes('"id":3') && l.includes('math_clamp (util) [similarity: ')), out);
   for (const line of lines) assert.equal(JSON.parse(line).jsonrpc, '2.0', `not a protocol message: ${line}`);
 });

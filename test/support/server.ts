@@ -86,3 +86,33 @@ export async function call(client: Client, name: string, args: Record<string, un
   const result = (await client.callTool({ name, arguments: args })) as { content: { type: string; text?: string }[]; isError?: boolean };
   return { text: result.content.map((c) => c.text ?? '').join(''), isError: result.isError === true };
 }
+
+/**
+ * A stdio server driven by hand, without the SDK client, for checks on the raw stream: sends the
+ * initialize handshake and then `requests` (id 2, 3, …, one JSON-RPC request per
+ * `{ method, params }`), waits up to `timeoutMs` for the last answer, ends stdin and waits for the
+ * exit. Returns every line written to stdout and the exit code.
+ */
+export async function rawStdioSession(
+  workspace: string,
+  requests: { method: string; params?: object }[],
+  timeoutMs = 20_000,
+): Promise<{ lines: string[]; out: string; exitCode: number | null }> {
+  requireBuild();
+  const child = spawn(process.execPath, [CLI, 'serve', '--stdio', '--workspace', workspace, '--log-level', 'debug'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const send = (m: object) => child.stdin.write(JSON.stringify(m) + '\n');
+  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  requests.forEach((r, i) => send({ jsonrpc: '2.0', id: i + 2, ...r }));
+  const last = `"id":${requests.length + 1}`;
+  const deadline = Date.now() + timeoutMs;
+  while (!out.includes(last) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  child.stdin.end();
+  const exitCode = await exited;
+  return { lines: out.split('\n').filter((l) => l.length > 0), out, exitCode };
+}
