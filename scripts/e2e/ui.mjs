@@ -37,16 +37,34 @@ async function editorText(page) {
   return clean((await page.locator('.editor-instance .view-lines').first().innerText()) ?? '');
 }
 
-/** Replace-all in the active editor through the Find/Replace widget, as a person would. */
+/**
+ * Replace-all in the active editor through the Find/Replace widget, as a person would. The widget
+ * counts matches on a debounce, and Replace All does nothing while the count is still zero, so on a
+ * busy machine a quick Ctrl+Alt+Enter can be lost: wait for the count, then confirm the editor changed.
+ */
 async function replaceInEditor(page, find, replace) {
   await page.locator('.editor-instance .view-lines').first().click();
   await page.keyboard.press('Control+H');
-  const findInput = page.locator('.find-widget .find-part textarea, .find-widget .find-part input').first();
+  const widget = page.locator('.find-widget');
+  const findInput = widget.locator('.find-part textarea, .find-part input').first();
   await findInput.waitFor({ state: 'visible', timeout: 10_000 });
   await findInput.fill(find);
-  const replaceInput = page.locator('.find-widget .replace-part textarea, .find-widget .replace-part input').first();
+  const replaceInput = widget.locator('.replace-part textarea, .replace-part input').first();
   await replaceInput.fill(replace);
-  await page.keyboard.press('Control+Alt+Enter');
+  const count = widget.locator('.matchesCount');
+  for (let attempt = 1; ; attempt++) {
+    await page.waitForFunction((el) => /\bof [1-9]/.test(el?.textContent ?? ''), await count.elementHandle(), { timeout: 10_000 });
+    await replaceInput.focus();
+    await page.keyboard.press('Control+Alt+Enter');
+    const changed = await page.waitForFunction(
+      ([lines, text]) => (lines?.textContent ?? '').replace(/\u00a0/g, ' ').includes(text),
+      [await page.locator('.editor-instance .view-lines').first().elementHandle(), replace],
+      { timeout: 5_000 },
+    ).then(() => true, () => false);
+    if (changed) break;
+    if (attempt === 3) throw new Error(`Replace All of ${JSON.stringify(find)} left the editor unchanged after ${attempt} tries`);
+    log(`Replace All of ${JSON.stringify(find)} did not apply yet; trying again`);
+  }
   await page.keyboard.press('Escape');
 }
 
@@ -135,7 +153,7 @@ export async function runUi({ build = true } = {}) {
     //    bridges to the extension's server because VS Code owns the workspace).
     await replaceInEditor(page, 'physics_config().jump_force;', 'physics_config().jump_force * 1.5;');
     await page.keyboard.press('Control+S');
-    await page.locator('.tabs-container .tab.dirty').waitFor({ state: 'detached', timeout: 15_000 }).catch(() => {});
+    await page.locator('.tabs-container .tab.dirty').waitFor({ state: 'detached', timeout: 15_000 });
     const saved = await readAtomThroughCli(folder, 'player_jump');
     check('a saved edit is in the store (read through the CLI bridge)', saved.includes('jump_force * 1.5') && /player_jump \(feature\) v2/.test(saved), JSON.stringify(saved.slice(0, 80)));
     await shot(page, '3-saved-edit.png');

@@ -37,6 +37,20 @@ async function until(what, probe, ms = 30_000) {
   throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)?.slice(0, 200)})`);
 }
 
+/**
+ * Polls `measure` until `ok` holds of its value (view transitions take longer on a busy machine than
+ * any fixed pause), and returns the last value either way, so a check that still fails shows why.
+ */
+async function settled(measure, ok, ms = 10_000) {
+  const end = Date.now() + ms;
+  let value = await measure();
+  while (!ok(value) && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 150));
+    value = await measure();
+  }
+  return value;
+}
+
 async function runCommand(page, title) {
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
@@ -250,14 +264,17 @@ export async function runGraphPreviewUi({ build = true } = {}) {
       return s.text.includes('shown') ? s : undefined;
     });
     check('tree mode shows only the atom and what it needs', tree.text.includes(`${needs.size + 1} shown`), tree.text);
-    await page.waitForTimeout(400);
-    const inView = await graph.evaluate(() => {
-      const r = document.getElementById('graph').getBoundingClientRect();
-      return ['render_frame', 'rgb_string'].every((n) => {
-        const p = window.atomicGraph.positionOf(n);
-        return p.x > 0 && p.y > 0 && p.x < r.width && p.y < r.height;
-      });
-    });
+    const inView = await settled(
+      () =>
+        graph.evaluate(() => {
+          const r = document.getElementById('graph').getBoundingClientRect();
+          return ['render_frame', 'rgb_string'].every((n) => {
+            const p = window.atomicGraph.positionOf(n);
+            return p.x > 0 && p.y > 0 && p.x < r.width && p.y < r.height;
+          });
+        }),
+      (v) => v,
+    );
     check('the tree is laid out in view', inView);
     await shot(page, '4-graph-tree-mode.png', graph, '#graph');
     await graph.locator('#mode').selectOption('graph');
@@ -354,19 +371,24 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     check('the reloaded game runs the new code (the HUD in its new colour)', newHud.hud > 50 && newHud.cube > 500, JSON.stringify(newHud));
     // The graph's tab shares its group with the editor opened by the double-click: bring it forward.
     await page.locator('.tabs-container .tab', { hasText: 'Atom Graph' }).first().click();
-    await page.waitForTimeout(500);
+    await until('the graph to be shown again', () => graph.evaluate(() => document.getElementById('graph').getBoundingClientRect().height > 100));
+    await page.waitForTimeout(300);
     await graph.evaluate(() => {
       const s = document.getElementById('search');
       s.value = 'score_label';
       s.dispatchEvent(new window.KeyboardEvent('keydown', { key: 'Enter' }));
     });
-    await page.waitForTimeout(400);
-    const found = await graph.evaluate(() => {
-      const p = window.atomicGraph.positionOf('score_label');
-      const r = document.getElementById('graph').getBoundingClientRect();
-      return { p, width: r.width, height: r.height, viewport: window.atomicGraph.viewport(), status: document.getElementById('status').dataset.selected };
-    });
-    check('finding the new atom brings it to the middle of the view', Math.abs(found.p.x - found.width / 2) < 30 && Math.abs(found.p.y - found.height / 2) < 30, JSON.stringify(found));
+    const centred = (f) => Math.abs(f.p.x - f.width / 2) < 30 && Math.abs(f.p.y - f.height / 2) < 30;
+    const found = await settled(
+      () =>
+        graph.evaluate(() => {
+          const p = window.atomicGraph.positionOf('score_label');
+          const r = document.getElementById('graph').getBoundingClientRect();
+          return { p, width: r.width, height: r.height, viewport: window.atomicGraph.viewport(), status: document.getElementById('status').dataset.selected };
+        }),
+      centred,
+    );
+    check('finding the new atom brings it to the middle of the view', centred(found), JSON.stringify(found));
     await shot(page, '6-graph-after-upsert.png', graph, '#graph');
     await shot(page, '7-preview-after-upsert.png', preview, '#stage', 0.05);
 
