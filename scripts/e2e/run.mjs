@@ -18,19 +18,26 @@ ensureInstalled();
 process.env.ATOMIC_E2E_SKIP_INSTALL = '1';
 pinVsix(buildAndPackage());
 const tests = await runExtensionTests({ build: false });
-const ui = await runUi({ build: false });
+
+/**
+ * A UI run drives VS Code's workbench through a browser, and some of the workbench's own timing (menus
+ * that ignore clicks for 100 ms, debounced widgets) can still beat a step on a loaded CI machine. So a
+ * failed UI run is run once more, from a fresh code-server and workspace, as Playwright's CI default
+ * does; the first failure stays in the log and in the summary, and a second failure fails the suite.
+ */
+async function uiRun(name, run) {
+  const first = await run();
+  if (first === 0) return { name, ok: true, note: 'passed' };
+  log(`${name} failed; running it once more from a fresh workspace to tell a flaky step from a broken product`);
+  const second = await run();
+  return second === 0 ? { name, ok: true, note: 'passed on its second run (the first failed: see above)' } : { name, ok: false, note: 'failed twice' };
+}
+
+const spawnUi = (f) => () => spawnSync(process.execPath, [join(root, 'test', 'e2e', f), '--no-build'], { cwd: root, stdio: 'inherit' }).status ?? 1;
+const ui = await uiRun('UI run', () => runUi({ build: false }));
 // Further UI runs (test/e2e/ui-*.mjs, e.g. the graph and preview) reuse the package built above.
-const more = readdirSync(join(root, 'test', 'e2e'))
-  .filter((f) => /^ui-.*\.mjs$/.test(f))
-  .sort()
-  .map((f) => {
-    const r = spawnSync(process.execPath, [join(root, 'test', 'e2e', f), '--no-build'], { cwd: root, stdio: 'inherit' });
-    return { f, ok: r.status === 0 };
-  });
-const summary = [
-  `extension-host tests: ${tests === 0 ? 'passed' : `failed (${tests})`}`,
-  `UI run: ${ui === 0 ? 'passed' : 'failed'}`,
-  ...more.map((m) => `${m.f}: ${m.ok ? 'passed' : 'failed'}`),
-];
+const more = [];
+for (const f of readdirSync(join(root, 'test', 'e2e')).filter((f) => /^ui-.*\.mjs$/.test(f)).sort()) more.push(await uiRun(f, spawnUi(f)));
+const summary = [`extension-host tests: ${tests === 0 ? 'passed' : `failed (${tests})`}`, ...[ui, ...more].map((r) => `${r.name}: ${r.note}`)];
 log(summary.join('; '));
-process.exit(tests === 0 && ui === 0 && more.every((m) => m.ok) ? 0 : 1);
+process.exit(tests === 0 && [ui, ...more].every((r) => r.ok) ? 0 : 1);

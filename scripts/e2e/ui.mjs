@@ -100,6 +100,7 @@ async function readAtomThroughCli(folder, name) {
 
 export async function runUi({ build = true } = {}) {
   const t0 = Date.now();
+  results.length = 0; // a second run in the same process counts only its own checks
   if (!process.env.ATOMIC_E2E_SKIP_INSTALL) ensureInstalled();
   const vsix = build ? pinVsix(buildAndPackage()) : vsixPath();
   // Only this run's own pictures are replaced; other UI runs keep theirs in subfolders.
