@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
 import { describeLocation } from '../preview/bundleMap.js';
 import { PreviewServer, type BrowserReport } from '../preview/previewServer.js';
@@ -60,12 +60,10 @@ export class PreviewPanel implements vscode.Disposable {
       panel.webview.onDidReceiveMessage((m: unknown) => this.receive(m, limiter)),
     );
     if (deps.session) {
-      this.disposables.push(deps.session.onDidBuild((build) => void this.sendBuild(build)));
-      // Editing the workspace's page shows at once, as a new build would.
-      const setting = vscode.workspace.getConfiguration('atomicCoding', deps.session.folder).get<string>('preview.page', '') || 'preview.html';
-      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(deps.session.folder, setting));
-      const reload = () => void this.sendBuild(this.deps.session?.lastBuild);
-      this.disposables.push(watcher, watcher.onDidChange(reload), watcher.onDidCreate(reload), watcher.onDidDelete(reload));
+      this.disposables.push(
+        deps.session.onDidBuild((build) => void this.sendBuild(build)),
+        watchPage(deps.session.folder, () => void this.sendBuild(this.deps.session?.lastBuild)),
+      );
     }
   }
 
@@ -162,8 +160,13 @@ export class BrowserPreview implements vscode.Disposable {
     }).then((server) => {
       const limiter = new RateLimiter(this.deps);
       server.onDidReport((r) => limiter.allow() && logReport(this.deps, r));
-      if (this.deps.session) {
-        this.disposables.push(this.deps.session.onDidBuild((b) => server.notifyBuild({ status: b.status === 'error' ? 'error' : 'success', error: b.error_message })));
+      const session = this.deps.session;
+      if (session) {
+        const notify = (b: BuildRecord | undefined) => b && server.notifyBuild({ status: b.status === 'error' ? 'error' : 'success', error: b.error_message });
+        this.disposables.push(
+          session.onDidBuild(notify),
+          watchPage(session.folder, () => notify(session.lastBuild)),
+        );
       }
       this.disposables.push({ dispose: () => void server.close() });
       return server;
@@ -200,13 +203,43 @@ async function readBundle(deps: PanelDeps): Promise<string> {
   }
 }
 
+/**
+ * Calls `onChange` when the workspace's page is edited, created or deleted, and when the setting chooses
+ * another page, which is then the one watched (inside the folder or anywhere, by absolute path).
+ */
+function watchPage(folder: vscode.Uri, onChange: () => void): vscode.Disposable {
+  let watcher: vscode.Disposable | undefined;
+  const watch = () => {
+    watcher?.dispose();
+    const { path } = pageLocation(folder);
+    const files = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dirname(path)), basename(path)));
+    const subscriptions = [files, files.onDidChange(onChange), files.onDidCreate(onChange), files.onDidDelete(onChange)];
+    watcher = vscode.Disposable.from(...subscriptions);
+  };
+  watch();
+  const settings = vscode.workspace.onDidChangeConfiguration((e) => {
+    if (!e.affectsConfiguration('atomicCoding.preview.page', folder)) return;
+    watch();
+    onChange();
+  });
+  return new vscode.Disposable(() => {
+    settings.dispose();
+    watcher?.dispose();
+  });
+}
+
+/** Where the workspace's page is: the setting (relative to the folder, or absolute), else `preview.html` at its root. */
+function pageLocation(folder: vscode.Uri): { path: string; chosen: boolean } {
+  const setting = vscode.workspace.getConfiguration('atomicCoding', folder).get<string>('preview.page', '');
+  if (!setting) return { path: join(folder.fsPath, 'preview.html'), chosen: false };
+  return { path: isAbsolute(setting) ? setting : join(folder.fsPath, setting), chosen: true };
+}
+
 /** The workspace's page: the setting, else `preview.html` at the folder's root; null for the built-in one. */
 async function readPage(deps: PanelDeps): Promise<string | null> {
-  const folder = deps.session?.folder.fsPath;
-  if (!folder) return null;
-  const setting = vscode.workspace.getConfiguration('atomicCoding', deps.session?.folder).get<string>('preview.page', '');
-  const path = setting ? (isAbsolute(setting) ? setting : join(folder, setting)) : join(folder, 'preview.html');
-  if (!setting && !existsSync(path)) return null;
+  if (!deps.session) return null;
+  const { path, chosen } = pageLocation(deps.session.folder);
+  if (!chosen && !existsSync(path)) return null;
   try {
     return await readFile(path, 'utf8');
   } catch (err) {

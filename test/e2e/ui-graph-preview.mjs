@@ -318,7 +318,6 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     );
     check('the game runs in an ordinary browser tab from the loopback address', tabCube > 500, `${tabCube} cube pixels`);
     await tab.screenshot({ path: join(shots, '5b-external-browser.png') });
-    const tabReloaded = tab.waitForEvent('load', { timeout: 30_000 }).then(() => true, () => false);
 
     // 6c. Editing the workspace's preview.html shows at once.
     const pageFile = join(folder, 'preview.html');
@@ -329,7 +328,11 @@ export async function runGraphPreviewUi({ build = true } = {}) {
       return undefined;
     });
     check("an edit to the workspace's preview.html reloads the preview", edited);
+    const tabText = () => tab.evaluate(() => document.body.innerText);
+    const tabEdited = await until('the edited page in the browser tab', async () => ((await tabText()).includes('Edited page:') ? true : undefined)).catch(() => false);
+    check('the external browser tab reloads the edited page too', tabEdited);
     writeFileSync(pageFile, pageHtml);
+    await until('the browser tab to show the page as it was', async () => ((await tabText()).includes('Jumping cube: every piece') ? true : undefined));
 
     // 7. An agent changes atoms through MCP: both views update in place.
     const viewportBefore = await graph.evaluate(() => window.atomicGraph.viewport());
@@ -363,7 +366,8 @@ export async function runGraphPreviewUi({ build = true } = {}) {
       return Number(s.generation) > generation && s.status === 'running' ? s : undefined;
     });
     check('the open preview reloads after the rebuild', Number(reloaded.generation) > generation, `generation ${generation} -> ${reloaded.generation}`);
-    check('the external browser tab reloads after the rebuild too', await tabReloaded);
+    const tabHud = await until('the new HUD in the browser tab', async () => ((await gamePixels(tab))?.hud > 50 ? gamePixels(tab) : undefined)).catch(() => undefined);
+    check('the external browser tab reloads after the rebuild and runs the new code too', tabHud?.hud > 50, JSON.stringify(tabHud));
     await tab.close();
     const warned = await until('the new atom to log', async () => ((await consoleText(preview)).includes('score_label: first frame') ? consoleText(preview) : undefined));
     check("the new atom's console.warn is tied to score_label", /score_label:\d+\s*score_label: first frame/.test(warned), JSON.stringify(warned.slice(-200)));

@@ -5,7 +5,9 @@
  * them. The UI run (test/e2e/ui-graph-preview.mjs) clicks, looks at and screenshots the same views.
  */
 import * as assert from 'node:assert/strict';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AtomicCodingApi } from '../../../src/extension.js';
 
@@ -103,5 +105,24 @@ describe('Dependency graph and live preview webviews', function () {
     const second = await until('the preview to reload', () => (preview.loadedGeneration > first ? preview.loadedGeneration : undefined));
     assert.ok(second > first);
     assert.match(readFileSync(workspace().builder.outputPath, 'utf8'), /gp_config\("speed"\) \+ 1/);
+  });
+
+  it('a page chosen by an absolute path outside the folder is used, and editing it reloads the open preview', async () => {
+    const preview = await vscode.commands.executeCommand<PreviewPanelLike>('atomicCoding.openPreview');
+    const dir = mkdtempSync(join(tmpdir(), 'atomic-page-'));
+    const page = join(dir, 'game.html');
+    writeFileSync(page, '<!doctype html><html><body><canvas id="game"></canvas><script src="latest.js"></script></body></html>\n');
+    const settings = vscode.workspace.getConfiguration('atomicCoding');
+    try {
+      const before = preview.loadedGeneration;
+      await settings.update('preview.page', page, vscode.ConfigurationTarget.Workspace);
+      const chosen = await until('the preview to load the chosen page', () => (preview.loadedGeneration > before ? preview.loadedGeneration : undefined));
+      writeFileSync(page, '<!doctype html><html><body><p>edited</p><canvas id="game"></canvas><script src="latest.js"></script></body></html>\n');
+      const edited = await until('the preview to reload after the page was edited', () => (preview.loadedGeneration > chosen ? preview.loadedGeneration : undefined));
+      assert.ok(edited > chosen);
+    } finally {
+      await settings.update('preview.page', undefined, vscode.ConfigurationTarget.Workspace);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
