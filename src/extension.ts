@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { ATOM_SCHEME, AtomFileSystemProvider } from './views/atomFileSystem.js';
+import { registerSearchCommand } from './views/atomSearch.js';
 import { AtomTreeProvider, type AtomNode } from './views/atomTree.js';
 import { registerCommands } from './views/commands.js';
 import { chooseFolder } from './views/folder.js';
@@ -88,6 +89,7 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
       }),
       ...registerCommands({ session: s, log, output: channel, extensionUri: context.extensionUri, refreshTree: () => tree.refresh() }),
       ...registerHistoryCommands(s, log),
+      registerSearchCommand(s, log),
       new IndexProgressReporter(s),
     );
   } else {
@@ -96,7 +98,7 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
     context.subscriptions.push(
       ...[
         'newAtom', 'openAtom', 'editAtomDetails', 'changeAtomType', 'editDependencies', 'deleteAtom', 'rebuildBundle',
-        'connectAgents', 'restartServer', 'showStatus', 'refresh', 'showHistory', 'restoreDeleted',
+        'connectAgents', 'restartServer', 'showStatus', 'refresh', 'showHistory', 'restoreDeleted', 'searchAtoms',
       ].map((id) =>
         vscode.commands.registerCommand(`atomicCoding.${id}`, () => vscode.window.showInformationMessage('Atomic Coding: open a folder first; its atoms are stored in .atomic/ inside it.')),
       ),

@@ -252,6 +252,21 @@ export async function runUi({ build = true } = {}) {
     await newRow.waitFor({ timeout: 15_000 });
     check('New Atom asks for name, type and description, then opens the new atom', created.includes('Says hello') && created.includes('function hello_atom()'), JSON.stringify(created.slice(0, 80)));
     await shot(second, '10-new-atom.png');
+
+    // 11. Search Atoms from the tree's title bar: found by what it does, opened with Enter.
+    await page.bringToFront();
+    await page.locator('.part.sidebar .action-label[aria-label^="Search Atoms"]').first().click();
+    const search = page.locator('.quick-input-widget', { hasText: 'Search Atoms' });
+    await search.waitFor({ timeout: 15_000 });
+    await page.keyboard.type('keep a value in range');
+    const firstHit = search.locator('.monaco-list-row').first();
+    await firstHit.filter({ hasText: 'math_clamp' }).waitFor({ timeout: 30_000 }).catch(() => {});
+    const hitText = clean((await firstHit.innerText().catch(() => '')) ?? '');
+    check('Search Atoms finds an atom by what it does, with its signature and description', hitText.includes('math_clamp') && hitText.includes('(value: number') && /similarity|by words/.test(hitText), JSON.stringify(hitText.slice(0, 160)));
+    await shot(page, '11-search-atoms.png');
+    await page.keyboard.press('Enter');
+    await page.locator('.tabs-container .tab', { hasText: 'math_clamp.js' }).waitFor({ timeout: 20_000 });
+    check('Enter opens the found atom in its editor', true);
   } catch (err) {
     log(`ERROR ${err.stack ?? err}`);
     results.push({ name: 'no unexpected error', ok: false });
