@@ -105,12 +105,11 @@ export class AtomSearch implements vscode.Disposable {
       return [];
     }
     try {
-      const { hits, semanticUnavailable } = await workspace.search.search(query, { limit: RESULTS });
+      const { hits, semanticUnavailable, unembedded } = await workspace.search.search(query, { limit: RESULTS });
       if (sequence !== this.sequence) return []; // a newer query has taken over; its results are shown
       const items = hits.map(toItem);
       this.quickPick.items = items;
-      this.quickPick.title = semanticUnavailable ? `Search Atoms: by words only (${semanticUnavailable})` : 'Search Atoms';
-      if (items.length === 0) this.quickPick.title = `Search Atoms: nothing matches "${query}"`;
+      this.quickPick.title = searchTitle(query, items.length, semanticUnavailable, unembedded);
       return items;
     } catch (err) {
       const message = (err as Error).message;
@@ -148,6 +147,14 @@ function toItem(hit: SearchHit): HitItem {
     alwaysShow: true,
     buttons: [graphButton],
   };
+}
+
+/** The pick's title says when the ranking is less than the whole story. */
+function searchTitle(query: string, found: number, semanticUnavailable?: string, unembedded?: number): string {
+  if (found === 0) return `Search Atoms: nothing matches "${query}"`;
+  if (semanticUnavailable) return `Search Atoms: by words only (${semanticUnavailable})`;
+  if (unembedded) return `Search Atoms: ${unembedded} atom${unembedded === 1 ? '' : 's'} not embedded yet, ranked by words`;
+  return 'Search Atoms';
 }
 
 export function registerSearchCommand(session: AtomSession, log: Logger): vscode.Disposable {

@@ -181,6 +181,48 @@ test('a backlog found at open is embedded in the background, with no search aski
   }
 });
 
+test('the first search finishes a small backlog before answering, so meaning ranks every atom', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'atomic-first-'));
+  try {
+    // A small backlog (up to 40 atoms is waited for), with the atom the query is about in it.
+    const small = [...GAME_ATOMS.filter((a) => a.name !== 'player_jump').slice(0, 19), GAME_ATOMS.find((a) => a.name === 'player_jump')!];
+    const fresh = new MemorySource(join(dir, '.atomic'), small);
+    // The backlog would not start on its own for a minute; the search must not wait for that.
+    const first = new SearchIndex(fresh, new UseLiteProvider(), { backlogDelayMs: 60_000, backlogWaitMs: 120_000 });
+    await first.open();
+    assert.equal(first.pendingEmbeddings, small.length);
+    const result = await first.search('make the character go up');
+    assert.equal(result.unembedded, undefined, 'nothing was left to words alone');
+    assert.equal(first.pendingEmbeddings, 0);
+    assert.ok(result.hits.every((h) => h.similarity !== null), 'every hit has a similarity');
+    assert.ok(result.hits.slice(0, 5).some((h) => h.atom.name === 'player_jump'), result.hits.map((h) => h.atom.name).join(', '));
+    await first.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a large backlog is not waited for: the answer counts the atoms only their words could rank', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'atomic-large-backlog-'));
+  try {
+    const many = Array.from({ length: 60 }, (_, i) => ({
+      name: `counter_step_${i}`,
+      type: 'util' as const,
+      description: `Adds ${i} to a counter`,
+      code: `function counter_step_${i}(n) {\n  return n + ${i};\n}\n`,
+    }));
+    const fresh = new MemorySource(join(dir, '.atomic'), [...GAME_ATOMS, ...many]);
+    const large = new SearchIndex(fresh, new UseLiteProvider(), { backlogDelayMs: 60_000 });
+    await large.open();
+    const result = await large.search('clamp a value');
+    assert.ok(result.unembedded !== undefined && result.unembedded > 0 && result.unembedded <= GAME_ATOMS.length + many.length, `unembedded: ${result.unembedded}`);
+    assert.ok(result.hits.some((h) => h.atom.name === 'math_clamp'), 'the words still find math_clamp');
+    await large.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a reload of the database is followed: gone atoms vanish, new ones are found', async () => {
   const kept = GAME_ATOMS.filter((a) => a.name !== 'coin_collect');
   const added = { ...GAME_ATOMS.find((a) => a.name === 'coin_collect')!, name: 'gem_collect', code: 'function gem_collect(score, coin_value, touching) {\n  return touching ? score + coin_value * 5 : score;\n}\n' };

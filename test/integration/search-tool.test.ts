@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { AtomStore } from '../../src/store/atomStore.js';
 import { call, connectStdio, rawStdioSession } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
 import { GAME_ATOMS } from '../fixtures/game-atoms.js';
@@ -81,6 +82,48 @@ test('semantic_search answers in the contract format, by meaning and by name, an
     const again = await call(client, 'semantic_search', { query: 'make the character go up' });
     assert.match(again.text, /^\/\/ player_jump \(feature\) \[similarity: \d\.\d{3}\]/m);
     assert.ok(existsSync(indexFile));
+  } finally {
+    await client.close();
+  }
+});
+
+/** Writes atoms with the store alone (no search index), as a process that closed before embedding them would leave them. */
+async function atomsWithoutEmbeddings(workspace: string, drafts: typeof GAME_ATOMS): Promise<void> {
+  const store = await AtomStore.open(workspace);
+  try {
+    await store.upsertMany(drafts);
+  } finally {
+    await store.close();
+  }
+}
+
+test('the first search of a session ranks atoms left without embeddings by meaning, or says how many it could not', async () => {
+  const small = tempDir();
+  await atomsWithoutEmbeddings(small, inDependencyOrder().slice(0, 12));
+  let { client } = await connectStdio(small);
+  try {
+    const text = (await call(client, 'semantic_search', { query: 'keep a value between bounds' })).text;
+    assert.match(text, /^\/\/ math_clamp \(util\) \[similarity: \d\.\d{3}\]/, 'a small backlog is embedded before the answer');
+    assert.doesNotMatch(text, /n\/a|no embedding yet/);
+  } finally {
+    await client.close();
+  }
+
+  const large = tempDir();
+  const many = Array.from({ length: 60 }, (_, i) => ({
+    name: `counter_step_${i}`,
+    type: 'util' as const,
+    description: `Adds ${i} to a counter`,
+    code: `function counter_step_${i}(n) {\n  return n + ${i};\n}\n`,
+  }));
+  await atomsWithoutEmbeddings(large, [...inDependencyOrder(), ...many]);
+  ({ client } = await connectStdio(large));
+  try {
+    const text = (await call(client, 'semantic_search', { query: 'keep a value between bounds' })).text;
+    const note = /^\/\/ (\d+) of (\d+) atoms have no embedding yet \(being computed in the background\): only their words could rank them, so some may rank low or be missing\. get_status shows the progress\.\n\n\/\/ \w+ \(/.exec(text);
+    assert.ok(note, text.slice(0, 300));
+    assert.equal(Number(note[2]), GAME_ATOMS.length + many.length);
+    assert.ok(Number(note[1]) > 0);
   } finally {
     await client.close();
   }

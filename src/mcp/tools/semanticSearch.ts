@@ -20,15 +20,23 @@ export const semanticSearch = defineTool({
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ query, limit, type_filter }, { workspace }) {
-    const { hits, semanticUnavailable } = await workspace.search.search(query, { limit: limit ?? 5, type: type_filter });
+    const { hits, semanticUnavailable, unembedded } = await workspace.search.search(query, { limit: limit ?? 5, type: type_filter });
     if (hits.length === 0) return `No atoms found matching: "${query}"`;
     const blocks = hits.map(formatHit);
     if (semanticUnavailable) {
       blocks.unshift(`// Ranked by words only: the embedding model is unavailable (${semanticUnavailable}).`);
+    } else if (unembedded) {
+      blocks.unshift(`// ${unembeddedNote(unembedded, workspace.store.size)}`);
     }
     return blocks.join('\n\n');
   },
 });
+
+/** Said above the results while a backlog of atoms is still being embedded. */
+export function unembeddedNote(unembedded: number, total: number): string {
+  const have = unembedded === 1 ? 'has' : 'have';
+  return `${unembedded} of ${total} atoms ${have} no embedding yet (being computed in the background): only their words could rank them, so some may rank low or be missing. get_status shows the progress.`;
+}
 
 /** `// player_jump (feature) [similarity: 0.847]`, then description, signature, dependencies and code. */
 export function formatHit(hit: SearchHit): string {

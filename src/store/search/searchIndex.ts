@@ -42,6 +42,13 @@ const READ_YOUR_WRITES_WAIT_MS = 30_000;
  * a search or an edit needs the model sooner: opening a workspace stays cheap.
  */
 const BACKLOG_DELAY_MS = 5_000;
+/**
+ * A search finishes a small backlog before it answers, so the first search of a session ranks
+ * those atoms by meaning too (the model embeds one text in 70–90 ms: 40 atoms take about 3 s). A
+ * larger backlog is not waited for: the answer says how many atoms only their words could rank.
+ */
+const BACKLOG_WAIT_MAX_ATOMS = 40;
+const BACKLOG_WAIT_MS = 5_000;
 
 export type SearchMode = 'fused' | 'lexical' | 'semantic';
 
@@ -68,6 +75,8 @@ export interface SearchResult {
   hits: SearchHit[];
   /** Set when meaning could not be used (the model failed); hits are then ranked by words. */
   semanticUnavailable?: string;
+  /** Atoms that had no vector yet (a backlog still being embedded): only their words could rank them. */
+  unembedded?: number;
 }
 
 export interface IndexProgress {
@@ -84,6 +93,8 @@ export interface SearchIndexOptions {
   flushDelayMs?: number;
   /** Delay before atoms found unembedded at open are embedded (default 5 s); 0 starts at once. */
   backlogDelayMs?: number;
+  /** How long a search waits for a small backlog to be embedded (default 5 s). */
+  backlogWaitMs?: number;
 }
 
 export class SearchIndex implements Disposable {
@@ -164,6 +175,14 @@ export class SearchIndex implements Disposable {
       while (this.settling.size > 0) await Promise.all(this.settling);
       await this.queue.urgentSettled();
     });
+    // Atoms still without a vector (written by a process that closed before embedding them, or
+    // embedded by another model): a small backlog is finished first, within a bound.
+    const meaningUsable = mode !== 'lexical' && !this.providerFailedRecently();
+    const backlog = this.queue.pending;
+    if (meaningUsable && backlog > 0 && backlog <= BACKLOG_WAIT_MAX_ATOMS) {
+      await withinMs(this.options.backlogWaitMs ?? BACKLOG_WAIT_MS, () => this.queue.idle());
+    }
+    const unembedded = meaningUsable ? this.queue.pending : 0;
 
     const text = query.trim();
     const lexicalRanking =
@@ -215,7 +234,8 @@ export class SearchIndex implements Disposable {
       if (!pinned && !foundByWords.has(name) && sim !== null && sim < threshold) continue;
       hits.push({ atom, similarity: sim, pinned });
     }
-    return semanticUnavailable ? { hits, semanticUnavailable } : { hits };
+    if (semanticUnavailable) return { hits, semanticUnavailable };
+    return unembedded > 0 ? { hits, unembedded } : { hits };
   }
 
   /** Settles when the index is loaded and every queued atom is embedded and indexed. */
@@ -394,11 +414,15 @@ export class SearchIndex implements Disposable {
 
   // ---- queries ----
 
+  private providerFailedRecently(): boolean {
+    const failure = this.providerFailure;
+    return failure !== undefined && Date.now() - failure.at < RETRY_PROVIDER_MS;
+  }
+
   private async embedQuery(text: string): Promise<Float32Array> {
     const cached = this.queryCache.get(text);
     if (cached) return cached;
-    const failure = this.providerFailure;
-    if (failure && Date.now() - failure.at < RETRY_PROVIDER_MS) throw new Error(failure.message);
+    if (this.providerFailedRecently()) throw new Error(this.providerFailure!.message);
     try {
       const [vector] = await this.provider.embed([text]);
       this.providerFailure = undefined;
