@@ -5,7 +5,7 @@
  * The tests run in order on one fresh, empty workspace folder.
  */
 import * as assert from 'node:assert/strict';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,24 +14,7 @@ import * as vscode from 'vscode';
 import type { AtomicCodingApi } from '../../../src/extension.js';
 import { allTools } from '../../../src/mcp/tools/index.js';
 import type { AtomNode } from '../../../src/views/atomTree.js';
-
-const EXTENSION_ID = 'atomic-coding.atomic-coding';
-
-function report(line: string): void {
-  console.log(`[e2e] ${line}`);
-  const file = process.env.ATOMIC_E2E_RESULTS;
-  if (file) appendFileSync(file, line + '\n');
-}
-
-/** Waits for a condition driven by events elsewhere (file system, MCP); fails with `what` after 20 s. */
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const value = await probe();
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+import { EXTENSION_ID, readyExtension, report, until } from './support.js';
 
 function treeLabels(api: AtomicCodingApi, node?: AtomNode): string[] {
   return api.tree.getChildren(node).map((child) => String(api.tree.getTreeItem(child).label));
@@ -54,10 +37,9 @@ describe('Atomic Coding in the VS Code extension host', function () {
   let folder: string;
 
   before(async () => {
-    const extension = vscode.extensions.getExtension<AtomicCodingApi>(EXTENSION_ID);
-    assert.ok(extension, `${EXTENSION_ID} is installed`);
-    api = extension.isActive ? extension.exports : await extension.activate();
-    const readyMs = await api.ready;
+    const ready = await readyExtension();
+    const { extension, readyMs } = ready;
+    api = ready.api;
     folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     report(`VS Code ${vscode.version}, Node ${process.version}; activate() took ${api.activationMs.toFixed(1)} ms; store + server ready ${readyMs.toFixed(0)} ms after activation began`);
     // What VS Code also pays before activate(): loading the bundle. Measured by loading a second copy.

@@ -5,13 +5,12 @@
  * them. The UI run (test/e2e/ui-graph-preview.mjs) clicks, looks at and screenshots the same views.
  */
 import * as assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AtomicCodingApi } from '../../../src/extension.js';
-
-const EXTENSION_ID = 'atomic-coding.atomic-coding';
+import { readyExtension, report, until } from './support.js';
 
 /** The parts of the panels this test reads (the command returns the extension's own panel object). */
 interface RenderReport {
@@ -30,21 +29,6 @@ interface PreviewPanelLike {
   panel: vscode.WebviewPanel;
 }
 
-function report(line: string): void {
-  console.log(`[e2e] ${line}`);
-  const file = process.env.ATOMIC_E2E_RESULTS;
-  if (file) appendFileSync(file, line + '\n');
-}
-
-async function until<T>(what: string, probe: () => T | undefined | false): Promise<T> {
-  for (let i = 0; i < 300; i++) {
-    const value = probe();
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe('Dependency graph and live preview webviews', function () {
   this.timeout(90_000);
   let api: AtomicCodingApi;
@@ -53,9 +37,7 @@ describe('Dependency graph and live preview webviews', function () {
   const edgeCount = () => workspace().store.all().reduce((n, a) => n + a.dependencies.length, 0);
 
   before(async () => {
-    const extension = vscode.extensions.getExtension<AtomicCodingApi>(EXTENSION_ID)!;
-    api = extension.isActive ? extension.exports : await extension.activate();
-    await api.ready;
+    ({ api } = await readyExtension());
     await until('the session', () => api.session?.state === 'ready');
     await workspace().upsertMany([
       { name: 'gp_config', type: 'util', code: 'function gp_config(key) {\n  return key === "speed" ? 3 : 0;\n}\n', inputs: [{ name: 'key', type: 'string' }], outputs: [{ name: 'value', type: 'number' }] },

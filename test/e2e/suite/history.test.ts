@@ -7,8 +7,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { AtomicCodingApi } from '../../../src/extension.js';
-
-const EXTENSION_ID = 'atomic-coding.atomic-coding';
+import { readyExtension, until } from './support.js';
 
 interface RestoreReport {
   name: string;
@@ -16,25 +15,12 @@ interface RestoreReport {
   version: number;
 }
 
-/** Waits for something VS Code does after a command returns (an editor opening); fails after 20 s. */
-async function until<T>(what: string, probe: () => T | undefined): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const value = probe();
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe('History and undo in the tree', function () {
   this.timeout(60_000);
   let api: AtomicCodingApi;
 
   before(async () => {
-    const extension = vscode.extensions.getExtension<AtomicCodingApi>(EXTENSION_ID);
-    assert.ok(extension, `${EXTENSION_ID} is installed`);
-    api = extension.isActive ? extension.exports : await extension.activate();
-    await api.ready;
+    ({ api } = await readyExtension());
     assert.equal(api.session?.state, 'ready', api.session?.error);
   });
 

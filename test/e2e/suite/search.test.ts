@@ -6,8 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { AtomicCodingApi } from '../../../src/extension.js';
-
-const EXTENSION_ID = 'atomic-coding.atomic-coding';
+import { readyExtension, until } from './support.js';
 
 /** The parts of the command's result this test reads. */
 interface SearchItem extends vscode.QuickPickItem {
@@ -18,23 +17,12 @@ interface AtomSearchLike {
   results(): Promise<readonly SearchItem[]>;
 }
 
-async function until<T>(what: string, probe: () => T | undefined): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const value = probe();
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe('Search Atoms', function () {
   this.timeout(90_000);
   let api: AtomicCodingApi;
 
   before(async () => {
-    const extension = vscode.extensions.getExtension<AtomicCodingApi>(EXTENSION_ID)!;
-    api = extension.isActive ? extension.exports : await extension.activate();
-    await api.ready;
+    ({ api } = await readyExtension());
     assert.equal(api.session?.state, 'ready', api.session?.error);
     await api.session!.workspace!.upsertMany([
       {
