@@ -12,7 +12,7 @@ import { textHash } from '../../src/store/embeddings/textHash.js';
 import { USE_LITE_MODEL_ID, UseLiteProvider } from '../../src/store/embeddings/useLite.js';
 import { SearchIndex, type IndexProgress } from '../../src/store/search/searchIndex.js';
 import { INDEX_FILE } from '../../src/store/search/vectorIndex.js';
-import { GAME_ATOMS } from '../fixtures/game-atoms.js';
+import { counterAtoms, GAME_ATOMS } from '../fixtures/game-atoms.js';
 import { MemorySource } from '../fixtures/search-source.js';
 
 const root = mkdtempSync(join(tmpdir(), 'atomic-search-'));
@@ -205,12 +205,7 @@ test('the first search finishes a small backlog before answering, so meaning ran
 test('a large backlog is not waited for: the answer counts the atoms only their words could rank', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'atomic-large-backlog-'));
   try {
-    const many = Array.from({ length: 60 }, (_, i) => ({
-      name: `counter_step_${i}`,
-      type: 'util' as const,
-      description: `Adds ${i} to a counter`,
-      code: `function counter_step_${i}(n) {\n  return n + ${i};\n}\n`,
-    }));
+    const many = counterAtoms(60);
     const fresh = new MemorySource(join(dir, '.atomic'), [...GAME_ATOMS, ...many]);
     const large = new SearchIndex(fresh, new UseLiteProvider(), { backlogDelayMs: 60_000 });
     await large.open();

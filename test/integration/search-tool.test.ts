@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { AtomStore } from '../../src/store/atomStore.js';
 import { call, connectStdio, rawStdioSession } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
-import { GAME_ATOMS } from '../fixtures/game-atoms.js';
+import { counterAtoms, GAME_ATOMS } from '../fixtures/game-atoms.js';
 
 /** The atoms in dependency order, so each upsert finds its dependencies. */
 function inDependencyOrder() {
@@ -110,12 +110,7 @@ test('the first search of a session ranks atoms left without embeddings by meani
   }
 
   const large = tempDir();
-  const many = Array.from({ length: 60 }, (_, i) => ({
-    name: `counter_step_${i}`,
-    type: 'util' as const,
-    description: `Adds ${i} to a counter`,
-    code: `function counter_step_${i}(n) {\n  return n + ${i};\n}\n`,
-  }));
+  const many = counterAtoms(60);
   await atomsWithoutEmbeddings(large, [...inDependencyOrder(), ...many]);
   ({ client } = await connectStdio(large));
   try {
