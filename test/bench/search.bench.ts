@@ -17,7 +17,7 @@ import { validateDraft } from '../../src/atoms/validate.js';
 import { textHash } from '../../src/store/embeddings/textHash.js';
 import { USE_LITE_MODEL_ID, UseLiteProvider } from '../../src/store/embeddings/useLite.js';
 import { SearchIndex } from '../../src/store/search/searchIndex.js';
-import { VectorIndex } from '../../src/store/search/vectorIndex.js';
+import { INDEX_FILE, VectorIndex } from '../../src/store/search/vectorIndex.js';
 import type { StoredEmbedding } from '../../src/store/search/source.js';
 import { GAME_ATOMS, GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
 import { MemorySource } from '../fixtures/search-source.js';
@@ -53,7 +53,7 @@ export default async function searchBench(options: BenchOptions): Promise<BenchS
       t = performance.now();
       await index.open();
       const loadMs = performance.now() - t;
-      const indexBytes = statSync(join(source.atomicDir, 'vectors', 'index.json')).size;
+      const indexBytes = statSync(join(source.atomicDir, 'vectors', INDEX_FILE)).size;
 
       t = performance.now();
       await index.search('warm up: builds the full-text index and starts the model');
@@ -87,7 +87,7 @@ export default async function searchBench(options: BenchOptions): Promise<BenchS
       row('search, query vector cached (repeated query)', cached);
       row('search by words only (no vectors)', lexical);
       rows.push({ atoms: size, what: 'first search (builds the full-text index, starts the model)', n: 1, 'p50 ms': ms(firstMs), 'p95 ms': '' });
-      rows.push({ atoms: size, what: `open: rebuild vector index from database (${bytes(indexBytes)} index.json)`, n: 1, 'p50 ms': ms(rebuildMs), 'p95 ms': '' });
+      rows.push({ atoms: size, what: `open: rebuild vector index from database (${bytes(indexBytes)} ${INDEX_FILE})`, n: 1, 'p50 ms': ms(rebuildMs), 'p95 ms': '' });
       rows.push({ atoms: size, what: 'open: load existing vector index', n: 1, 'p50 ms': ms(loadMs), 'p95 ms': '' });
 
       // What indexing adds to an upsert: the synchronous part runs inside the store's change

@@ -1,7 +1,7 @@
 /**
  * The vector index survives a process killed while saving it. vectra's own storage rewrites
- * index.json in place and left it empty after such a kill; ours writes a temp file, fsyncs and
- * renames, so index.json is always a whole index (the previous save or the next).
+ * its file in place and left it empty after such a kill; ours writes a temp file, fsyncs and
+ * renames, so the index file is always a whole index (the previous save or the next).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +9,8 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { BinaryIndexCodec } from '../../src/store/search/binaryCodec.js';
+import { INDEX_FILE } from '../../src/store/search/vectorIndex.js';
 import { tempDir } from '../support/tmp.js';
 
 const ITEMS = 2000;
@@ -28,7 +30,7 @@ const { VectorIndex } = require(${JSON.stringify(join(__dirname, '..', '..', 'sr
 })();
 `;
 
-test('a kill during a save leaves a whole index.json', async () => {
+test('a kill during a save leaves a whole index file', async () => {
   for (let attempt = 0; attempt < 3; attempt++) {
     const folder = join(tempDir(), 'vectors');
     const child = spawn(process.execPath, ['--import', 'tsx', '-e', CHILD, folder], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -43,22 +45,22 @@ test('a kill during a save leaves a whole index.json', async () => {
     });
     child.kill('SIGKILL');
     await exited;
-    const index = JSON.parse(readFileSync(join(folder, 'index.json'), 'utf8')) as { items: unknown[] };
+    const index = new BinaryIndexCodec().deserializeIndex(readFileSync(join(folder, INDEX_FILE)));
     assert.equal(index.items.length, ITEMS, `attempt ${attempt}`);
   }
 });
 
 /**
- * Resolves while a save is being written: a temp file exists (our storage) or index.json is
+ * Resolves while a save is being written: a temp file exists (our storage) or the index file is
  * much shorter than a whole index (storage that writes in place). Gives up looking after 5 s,
  * which then kills at an arbitrary moment instead.
  */
 async function waitForWrite(folder: string): Promise<void> {
-  const whole = statSync(join(folder, 'index.json')).size;
+  const whole = statSync(join(folder, INDEX_FILE)).size;
   const until = Date.now() + 5000;
   while (Date.now() < until) {
     const writing =
-      readdirSync(folder).some((f) => f.endsWith('.tmp')) || statSync(join(folder, 'index.json')).size < whole * 0.9;
+      readdirSync(folder).some((f) => f.endsWith('.tmp')) || statSync(join(folder, INDEX_FILE)).size < whole * 0.9;
     if (writing) return;
     await new Promise((r) => setImmediate(r));
   }

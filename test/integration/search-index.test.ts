@@ -4,7 +4,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { embeddingText } from '../../src/atoms/signature.js';
@@ -105,10 +105,10 @@ test('an edit re-embeds that atom only', async () => {
   await index.whenIdle();
 });
 
-test('a deleted or corrupt index.json is rebuilt from the database without re-embedding', async () => {
+test('a deleted or damaged vector index file is rebuilt from the database without re-embedding', async () => {
   await index.close();
   const file = join(source.atomicDir, 'vectors', INDEX_FILE);
-  for (const damage of [() => rmSync(file), () => writeFileSync(file, '{"version":1,"items":[{"id":"math_cl')]) {
+  for (const damage of [() => writeFileSync(file, readFileSync(file).subarray(0, 5000)), () => rmSync(file)]) {
     damage();
     const before = source.embeddedCount;
     const progress: IndexProgress[] = [];

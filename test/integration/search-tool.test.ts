@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { AtomStore } from '../../src/store/atomStore.js';
+import { INDEX_FILE } from '../../src/store/search/vectorIndex.js';
 import { call, connectStdio, rawStdioSession } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
 import { counterAtoms, GAME_ATOMS } from '../fixtures/game-atoms.js';
@@ -74,7 +75,7 @@ test('semantic_search answers in the contract format, by meaning and by name, an
   assert.doesNotMatch(first.stderr(), /embeddings unavailable/);
 
   // The vector index is a cache: without it the server rebuilds it from the database.
-  const indexFile = join(workspace, '.atomic', 'vectors', 'index.json');
+  const indexFile = join(workspace, '.atomic', 'vectors', INDEX_FILE);
   assert.ok(existsSync(indexFile));
   rmSync(indexFile);
   client = (await connectStdio(workspace)).client;

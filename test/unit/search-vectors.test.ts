@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AtomicFileStorage } from '../../src/store/search/atomicStorage.js';
+import { BinaryIndexCodec } from '../../src/store/search/binaryCodec.js';
 import { INDEX_FILE, VectorIndex, type VectorMeta } from '../../src/store/search/vectorIndex.js';
 
 function tempDir(): string {
@@ -27,11 +28,10 @@ test('a missing index is created, and changes are seen by queries before they ar
   const hits = await index.query(unit(1, 0.1, 0), 2);
   assert.deepEqual(hits.map((h) => h.name), ['a', 'b']);
   assert.ok(Math.abs(hits[0]!.similarity - 0.995) < 0.001);
-  const onDisk = JSON.parse(readFileSync(join(folder, INDEX_FILE), 'utf8')) as { items: unknown[] };
-  assert.equal(onDisk.items.length, 0, 'not saved yet: writes are coalesced');
+  const onDisk = () => new BinaryIndexCodec().deserializeIndex(readFileSync(join(folder, INDEX_FILE)));
+  assert.equal(onDisk().items.length, 0, 'not saved yet: writes are coalesced');
   await index.flush();
-  const saved = JSON.parse(readFileSync(join(folder, INDEX_FILE), 'utf8')) as { items: Array<{ id: string }> };
-  assert.deepEqual(saved.items.map((i) => i.id).sort(), ['a', 'b']);
+  assert.deepEqual(onDisk().items.map((i) => i.id).sort(), ['a', 'b']);
 });
 
 test('the type filter and deletes apply to saved and pending items alike', async () => {
@@ -63,21 +63,69 @@ test('a saved index is loaded back with its metadata', async () => {
   assert.ok(v && Math.abs(v[2]! - unit(1, 2, 3)[2]!) < 1e-5);
 });
 
-test('an unreadable index (empty, truncated, not JSON) is replaced by an empty one', async () => {
-  for (const content of ['', '{"version":1,"items":[{"id":"a","vec', 'garbage']) {
+test('an unreadable index (empty, truncated, not ours) is replaced by an empty one', async () => {
+  const whole = (folder: string) => readFileSync(join(folder, INDEX_FILE));
+  const damages: Array<(file: Buffer) => Buffer | string> = [
+    () => '',
+    (file) => file.subarray(0, file.length - 3), // cut in the vectors
+    (file) => file.subarray(0, 20), // cut in the header
+    () => '{"version":1,"items":[]}', // the JSON of earlier versions, under the new name
+    () => 'garbage',
+  ];
+  for (const damage of damages) {
     const folder = join(tempDir(), 'vectors');
     const first = new VectorIndex(folder);
     await first.open();
     first.upsert('a', unit(1, 0), meta());
     await first.dispose();
+    const content = damage(whole(folder));
     writeFileSync(join(folder, INDEX_FILE), content);
     const second = new VectorIndex(folder);
-    assert.equal(await second.open(), 'recreated', JSON.stringify(content));
+    assert.equal(await second.open(), 'recreated', String(damage));
     assert.equal(second.size, 0);
     second.upsert('b', unit(0, 1), meta());
     await second.flush();
     assert.deepEqual((await second.query(unit(0, 1), 5)).map((h) => h.name), ['b']);
   }
+});
+
+test('the index of earlier versions (index.json) is removed, not read: the database refills the index', async () => {
+  const folder = join(tempDir(), 'vectors');
+  const first = new VectorIndex(folder);
+  await first.open();
+  first.upsert('a', unit(1, 0), meta());
+  await first.dispose();
+  writeFileSync(join(folder, 'index.json'), '{"version":1,"metadata_config":{},"items":[]}');
+  const second = new VectorIndex(folder);
+  assert.equal(await second.open(), 'loaded');
+  assert.deepEqual(readdirSync(folder), [INDEX_FILE]);
+  assert.equal(second.size, 1);
+});
+
+test('the binary codec round-trips ids, metadata, norms and float32 vectors of any length', () => {
+  const codec = new BinaryIndexCodec();
+  const data = {
+    version: 1,
+    metadata_config: {},
+    items: [
+      { id: 'first é', metadata: { type: 'util', model: 'm', textHash: 'h1' }, vector: [0.25, -0.5, 1 / 3], norm: 0.7 },
+      { id: 'empty', metadata: { type: 'core', model: 'm', textHash: 'h2' }, vector: [], norm: 0 },
+      { id: 'long', metadata: { type: 'feature', model: 'm', textHash: 'h3' }, vector: Array.from({ length: 512 }, (_, i) => Math.sin(i)), norm: 1 },
+    ],
+  };
+  const bytes = codec.serializeIndex(data);
+  assert.equal(bytes.toString('latin1', 0, 4), 'ACV1');
+  const back = codec.deserializeIndex(Buffer.concat([Buffer.alloc(1), bytes]).subarray(1)); // an odd offset, as a pooled read gives
+  const withoutVector = ({ id, metadata, norm }: { id: string; metadata: unknown; norm: number }) => ({ id, metadata, norm });
+  assert.deepEqual(back.items.map(withoutVector), data.items.map(withoutVector));
+  back.items.forEach((item, k) => {
+    assert.equal(item.vector.length, data.items[k]!.vector.length);
+    item.vector.forEach((x, i) => assert.equal(x, Math.fround(data.items[k]!.vector[i]!)));
+  });
+  const headerEnd = (8 + bytes.readUInt32LE(4) + 3) & ~3;
+  assert.equal(bytes.length, headerEnd + 515 * 4, 'after the header, each value takes 4 bytes');
+  assert.throws(() => codec.deserializeIndex(bytes.subarray(0, bytes.length - 4)), /expected/);
+  assert.throws(() => codec.deserializeIndex(Buffer.from('{"version":1}')), /no ACV1 header/);
 });
 
 test('atomic storage replaces files whole and leaves no temp files behind', async () => {

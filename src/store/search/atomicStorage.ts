@@ -1,6 +1,6 @@
 /**
  * vectra storage whose writes are crash-safe. vectra rewrites its whole index file on every
- * save with a plain writeFile: a process killed mid-save leaves index.json empty. Here every
+ * save with a plain writeFile: a process killed mid-save leaves the index file empty. Here every
  * write goes to a temp file that is fsynced and renamed over the target, so the file on disk
  * is always either the previous or the next complete index.
  */

@@ -4,4 +4,5 @@
  */
 export { LocalIndex } from '../../../node_modules/vectra/lib/LocalIndex.js';
 export { LocalFileStorage } from '../../../node_modules/vectra/lib/storage/LocalFileStorage.js';
-export type { IndexItem, MetadataFilter } from '../../../node_modules/vectra/lib/types.js';
+export type { IndexData, IndexItem, MetadataFilter, MetadataTypes } from '../../../node_modules/vectra/lib/types.js';
+export type { DocumentCatalog, IndexCodec } from '../../../node_modules/vectra/lib/codecs/IndexCodec.js';
