@@ -4,7 +4,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { embeddingText } from '../../src/atoms/signature.js';
@@ -214,6 +214,35 @@ test('a large backlog is not waited for: the answer counts the atoms only their 
     assert.ok(result.hits.some((h) => h.atom.name === 'math_clamp'), 'the words still find math_clamp');
     await large.close();
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a vector index that cannot be opened leaves search to words, ends nothing, and is tried again', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'atomic-noindex-'));
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const blocker = join(dir, 'not-a-folder');
+    writeFileSync(blocker, 'a file where the vectors folder should go');
+    const fresh = new MemorySource(join(dir, '.atomic'), GAME_ATOMS.slice(0, 5));
+    const blocked = new SearchIndex(fresh, new UseLiteProvider(), { vectorsDir: join(blocker, 'vectors'), backlogDelayMs: 0 });
+    await assert.rejects(blocked.open());
+    const byWords = await blocked.search(GAME_ATOMS[0]!.name);
+    assert.equal(byWords.hits[0]?.atom.name, GAME_ATOMS[0]!.name, 'words still find the atom');
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(unhandled, [], 'no rejection went unhandled');
+    // Once the folder can be made, the next search opens the index and meaning comes back.
+    rmSync(blocker);
+    mkdirSync(blocker);
+    await blocked.search('anything');
+    await blocked.whenIdle();
+    const byMeaning = await blocked.search(GAME_ATOMS[0]!.description!);
+    assert.ok(byMeaning.hits.some((h) => h.similarity !== null), 'similarities again');
+    await blocked.close();
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -145,12 +145,9 @@ export class SearchIndex implements Disposable {
    * the promise settles when the index is loaded (or rebuilt) and stale atoms are queued.
    */
   open(): Promise<void> {
-    if (!this.opened) {
+    if (this.opened) return this.opened;
+    if (!this.subscription) {
       this.subscription = this.source.onDidChange((e) => this.onChange(e));
-      this.opened = this.loadVectors();
-      this.opened.catch((err) => this.log.error(`search: could not open the vector index: ${(err as Error).message}`));
-      // Built in slices in the background, so the first search need not wait for it.
-      void this.opened.finally(() => this.ensureLexical());
       const delay = this.options.backlogDelayMs ?? BACKLOG_DELAY_MS;
       if (delay <= 0) this.queue.allowBackground();
       else {
@@ -158,7 +155,19 @@ export class SearchIndex implements Disposable {
         this.backlogTimer.unref?.();
       }
     }
-    return this.opened;
+    const opened = this.loadVectors();
+    this.opened = opened;
+    // A failure (a full disk, a folder that cannot be written) is logged, and the next search tries
+    // again; meanwhile search goes by words. Every derived promise handles it: an unhandled
+    // rejection would end a headless server.
+    opened.catch((err: Error) => {
+      this.log.error(`search: could not open the vector index: ${err.message}; the next search tries again`);
+      if (this.opened === opened) this.opened = undefined;
+    });
+    // Built in slices in the background, so the first search need not wait for it.
+    const buildLexical = () => void this.ensureLexical();
+    opened.then(buildLexical, buildLexical);
+    return opened;
   }
 
   /** Best matches first, at most `limit` (default 5), cosine ≥ 0.3 unless the query names the atom. */

@@ -49,6 +49,8 @@ export class VectorIndex {
   private readonly known = new Map<string, VectorMeta>();
   /** Changes not yet in vectra's committed data: an entry to upsert, or null to delete. */
   private overlay = new Map<string, Entry | null>();
+  /** Whether the file has been loaded or created, so vectra can be asked about committed items. */
+  private opened = false;
   private flushTimer: NodeJS.Timeout | undefined;
   /** When the oldest unsaved change was made (0: none). */
   private dirtySince = 0;
@@ -83,6 +85,7 @@ export class VectorIndex {
 
   /** Loads the index; a missing or unreadable one is replaced by an empty one to be refilled. */
   async open(): Promise<OpenOutcome> {
+    this.opened = false;
     // The JSON index of earlier versions is not read: the index is a cache, refilled from the database.
     await fsp.rm(join(this.folder, LEGACY_INDEX_FILE), { force: true });
     const file = join(this.folder, INDEX_FILE);
@@ -102,6 +105,7 @@ export class VectorIndex {
             this.delete(item.id);
           }
         }
+        this.opened = true;
         return 'loaded';
       } catch {
         await fsp.rm(file, { force: true });
@@ -111,6 +115,7 @@ export class VectorIndex {
     this.index = this.newIndex();
     await this.index.createIndex({ version: 1, deleteIfExists: true });
     this.known.clear();
+    this.opened = true;
     return exists ? 'recreated' : 'created';
   }
 
@@ -132,7 +137,8 @@ export class VectorIndex {
     const inFlight = this.inFlight;
     const filter: MetadataFilter | undefined = type ? { type: { $eq: type } } : undefined;
     const extra = overlay.size + inFlight.size;
-    const committed = await this.index.queryItems(Array.from(vector), '', limit + extra, filter);
+    // Until open() succeeds only the pending changes are known (vectra throws on a missing file).
+    const committed = this.opened ? await this.index.queryItems(Array.from(vector), '', limit + extra, filter) : [];
     const hits = new Map<string, number>();
     for (const r of committed) {
       if (!overlay.has(r.item.id) && !inFlight.has(r.item.id)) hits.set(r.item.id, r.score);
@@ -154,7 +160,7 @@ export class VectorIndex {
     for (const pending of [this.overlay, this.inFlight]) {
       if (pending.has(name)) return pending.get(name)?.vector;
     }
-    return (await this.index.getItem(name))?.vector;
+    return this.opened ? (await this.index.getItem(name))?.vector : undefined;
   }
 
   /** Saves every pending change now (one file write). */
