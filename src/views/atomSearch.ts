@@ -5,6 +5,7 @@
  * finds an atom by what it does. Picking a result opens the atom; its button shows it in the graph.
  */
 import * as vscode from 'vscode';
+import type { Atom } from '../atoms/model.js';
 import { formatSignature } from '../atoms/signature.js';
 import type { SearchHit } from '../store/search/searchIndex.js';
 import type { Logger } from '../util/log.js';
@@ -27,8 +28,8 @@ export class AtomSearch implements vscode.Disposable {
   readonly quickPick = vscode.window.createQuickPick<HitItem>();
   private sequence = 0;
   private timer: NodeJS.Timeout | undefined;
-  /** The query last scheduled (trimmed), and the results of it once answered. */
-  private query = '';
+  /** The query last scheduled (trimmed; none before the first), and the results of it once answered. */
+  private query: string | undefined;
   private settledQuery: Promise<readonly HitItem[]> = Promise.resolve([]);
   private resolvePending: ((items: readonly HitItem[] | Promise<readonly HitItem[]>) => void) | undefined;
   private readonly disposables: vscode.Disposable[] = [this.quickPick];
@@ -58,7 +59,7 @@ export class AtomSearch implements vscode.Disposable {
     );
   }
 
-  /** Opens the pick; with `query`, starts with it typed in. */
+  /** Opens the pick; with `query`, starts with it typed in, else lists every atom. */
   show(query = ''): this {
     this.quickPick.value = query;
     this.quickPick.show();
@@ -83,9 +84,12 @@ export class AtomSearch implements vscode.Disposable {
     this.resolvePending = resolve;
     superseded?.(this.settledQuery); // whoever waits for an older query gets the newest one's results
     if (!query) {
-      this.quickPick.items = [];
+      // Nothing typed yet: every atom by name, so the pick also works as a browser.
+      const items = [...(this.session.atoms() ?? [])].sort((a, b) => a.name.localeCompare(b.name)).map((atom) => toItem({ atom }));
+      this.quickPick.items = items;
+      this.quickPick.title = 'Search Atoms';
       this.quickPick.busy = false;
-      this.settle(resolve, []);
+      this.settle(resolve, items);
       return;
     }
     this.quickPick.busy = true;
@@ -134,15 +138,21 @@ export class AtomSearch implements vscode.Disposable {
  * signature (cut first when the row is narrow); its description below. Every row is always shown, in the search's order: the pick's own filter
  * would otherwise hide results whose names do not contain the words typed.
  */
-function toItem(hit: SearchHit): HitItem {
+function toItem(hit: SearchHit | { atom: Atom }): HitItem {
   const { atom } = hit;
   const style = TYPE_ICONS[atom.type];
-  const closeness = hit.pinned ? 'name match' : hit.similarity === null ? 'by words' : `similarity ${Math.max(0, hit.similarity).toFixed(2)}`;
+  const closeness = !('similarity' in hit)
+    ? undefined
+    : hit.pinned
+      ? 'name match'
+      : hit.similarity === null
+        ? 'by words'
+        : `similarity ${Math.max(0, hit.similarity).toFixed(2)}`;
   return {
     name: atom.name,
     label: atom.name,
     iconPath: new vscode.ThemeIcon(style.icon, new vscode.ThemeColor(style.color)),
-    description: `${closeness} · ${atom.type} · ${formatSignature(atom)}`,
+    description: [closeness, atom.type, formatSignature(atom)].filter(Boolean).join(' · '),
     detail: atom.description ?? undefined,
     alwaysShow: true,
     buttons: [graphButton],

@@ -62,6 +62,14 @@ describe('Search Atoms', function () {
     assert.equal(search.quickPick.busy, false);
   });
 
+  it('lists every atom by name before anything is typed', async () => {
+    const search = await vscode.commands.executeCommand<AtomSearchLike>('atomicCoding.searchAtoms');
+    const names = (await search.results()).map((i) => i.name);
+    const all = api.session!.workspace!.store.all().map((a) => a.name);
+    assert.deepEqual(names, [...all].sort((a, b) => a.localeCompare(b)));
+    assert.ok(names.includes('search_clamp'));
+  });
+
   it('pins an atom named in the query first, and opens the accepted result in its editor', async () => {
     const search = await vscode.commands.executeCommand<AtomSearchLike>('atomicCoding.searchAtoms', 'search_greet');
     const items = await search.results();
