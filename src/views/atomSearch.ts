@@ -134,9 +134,10 @@ export class AtomSearch implements vscode.Disposable {
 }
 
 /**
- * A hit as a row: the atom's name with its type's icon; how close its meaning is, its type and its
- * signature (cut first when the row is narrow); its description below. Every row is always shown, in the search's order: the pick's own filter
- * would otherwise hide results whose names do not contain the words typed.
+ * A hit (or, before anything is typed, an atom) as a row: the name with its type's icon; how close
+ * its meaning is, its type and its signature (cut first when the row is narrow); its description
+ * below. Every row is always shown, in the search's order: the pick's own filter would otherwise
+ * hide results whose names do not contain the words typed.
  */
 function toItem(hit: SearchHit | { atom: Atom }): HitItem {
   const { atom } = hit;

@@ -4,9 +4,9 @@
  * stale or unreadable here is rebuilt from there.
  *
  * vectra rewrites the whole file on every save, so the file is binary (binaryCodec.ts: 10,000
- * atoms are ~20 MiB of float32 instead of ~48 MiB of JSON text), and writes are coalesced: changes land in an in-memory overlay at once
- * (queries see them immediately) and are saved in one beginUpdate/endUpdate batch once edits
- * pause, through crash-safe storage. Changes lost to a crash are only re-indexed from the
+ * atoms are ~20 MiB of float32 instead of ~48 MiB of JSON text), and writes are coalesced:
+ * changes land in an in-memory overlay at once (queries see them immediately) and are saved in
+ * one beginUpdate/endUpdate batch once edits pause, through crash-safe storage. Changes lost to a crash are only re-indexed from the
  * database at the next open, never re-embedded.
  */
 import { promises as fsp } from 'node:fs';
