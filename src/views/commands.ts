@@ -14,6 +14,7 @@ import type { AtomWorkspace } from '../workspace.js';
 import { atomNameOf, atomUri } from './atomFileSystem.js';
 import { formatPortList, parsePortList } from './atomSource.js';
 import type { AtomNode } from './atomTree.js';
+import { registerReportingCommand } from './reportingCommand.js';
 import type { AtomSession } from './session.js';
 
 const TYPE_DESCRIPTIONS: Record<AtomType, string> = {
@@ -35,17 +36,7 @@ export interface CommandDeps {
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const c = new Commands(deps);
-  const register = (id: string, fn: (...args: never[]) => unknown) =>
-    vscode.commands.registerCommand(`atomicCoding.${id}`, async (...args: never[]) => {
-      try {
-        return await fn.apply(c, args);
-      } catch (err) {
-        const message = (err as Error).message ?? String(err);
-        deps.log.error(`${id}: ${message}`);
-        void vscode.window.showErrorMessage(`Atomic Coding: ${message}`);
-        return undefined;
-      }
-    });
+  const register = (id: string, fn: (this: Commands, ...args: never[]) => unknown) => registerReportingCommand(id, fn, c, deps.log);
   return [
     register('newAtom', c.newAtom),
     register('openAtom', c.openAtom),

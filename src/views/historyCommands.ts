@@ -14,6 +14,7 @@ import type { AtomWorkspace } from '../workspace.js';
 import { atomNameOf, atomUri } from './atomFileSystem.js';
 import { formatAtomSource } from './atomSource.js';
 import type { AtomNode } from './atomTree.js';
+import { registerReportingCommand } from './reportingCommand.js';
 import type { AtomSession } from './session.js';
 
 /** Read-only documents of past versions, for the diff: `atom-history:/<name>.js?v=<version>`. */
@@ -50,18 +51,8 @@ class HistoryContentProvider implements vscode.TextDocumentContentProvider {
 
 export function registerHistoryCommands(session: AtomSession, log: Logger): vscode.Disposable[] {
   const commands = new HistoryCommands(session, log);
-  const register = (id: string, fn: (...args: never[]) => unknown) =>
-    vscode.commands.registerCommand(`atomicCoding.${id}`, async (...args: never[]) => {
-      try {
-        return await fn.apply(commands, args);
-      } catch (err) {
-        // A refusal (a missing dependency, no such version) is the user's answer, not a crash.
-        const message = (err as Error).message ?? String(err);
-        log.warn(`${id}: ${message}`);
-        void vscode.window.showErrorMessage(`Atomic Coding: ${message}`);
-        return undefined;
-      }
-    });
+  // A refusal (a missing dependency, no such version) is the user's answer, not a crash: a warning.
+  const register = (id: string, fn: (this: HistoryCommands, ...args: never[]) => unknown) => registerReportingCommand(id, fn, commands, log, 'warn');
   return [
     vscode.workspace.registerTextDocumentContentProvider(HISTORY_SCHEME, new HistoryContentProvider(() => commands.workspace())),
     register('showHistory', commands.showHistory),
