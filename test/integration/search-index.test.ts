@@ -4,8 +4,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { embeddingText } from '../../src/atoms/signature.js';
 import { textHash } from '../../src/store/embeddings/textHash.js';
@@ -14,8 +13,9 @@ import { SearchIndex, type IndexProgress } from '../../src/store/search/searchIn
 import { INDEX_FILE } from '../../src/store/search/vectorIndex.js';
 import { counterAtoms, GAME_ATOMS } from '../fixtures/game-atoms.js';
 import { MemorySource } from '../fixtures/search-source.js';
+import { tempDir } from '../support/tmp.js';
 
-const root = mkdtempSync(join(tmpdir(), 'atomic-search-'));
+const root = tempDir('atomic-search-');
 const source = new MemorySource(join(root, '.atomic'), GAME_ATOMS);
 let index: SearchIndex;
 
@@ -26,7 +26,6 @@ before(async () => {
 
 after(async () => {
   await index.close();
-  rmSync(root, { recursive: true, force: true });
 });
 
 const names = async (query: string, options: Parameters<SearchIndex['search']>[1] = {}) =>
@@ -148,78 +147,62 @@ test('vectors of another model or of other text are stale and re-embedded, the r
 });
 
 test('the model starts lazily: nothing is embedded before a search or an edit needs it', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'atomic-lazy-'));
-  try {
-    const fresh = new MemorySource(join(dir, '.atomic'), GAME_ATOMS.slice(0, 3));
-    const lazy = new SearchIndex(fresh, new UseLiteProvider(), { backlogDelayMs: 60_000 });
-    await lazy.open();
-    assert.equal(fresh.embeddedCount, 0);
-    assert.equal(lazy.pendingEmbeddings, 3);
-    await lazy.search('clamp');
-    await lazy.whenIdle();
-    assert.equal(fresh.embeddedCount, 3);
-    await lazy.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const dir = tempDir('atomic-lazy-');
+  const fresh = new MemorySource(join(dir, '.atomic'), GAME_ATOMS.slice(0, 3));
+  const lazy = new SearchIndex(fresh, new UseLiteProvider(), { backlogDelayMs: 60_000 });
+  await lazy.open();
+  assert.equal(fresh.embeddedCount, 0);
+  assert.equal(lazy.pendingEmbeddings, 3);
+  await lazy.search('clamp');
+  await lazy.whenIdle();
+  assert.equal(fresh.embeddedCount, 3);
+  await lazy.close();
 });
 
 test('a backlog found at open is embedded in the background, with no search asking', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'atomic-backlog-'));
-  try {
-    const fresh = new MemorySource(join(dir, '.atomic'), GAME_ATOMS.slice(0, 3));
-    const background = new SearchIndex(fresh, new UseLiteProvider(), { backlogDelayMs: 200 });
-    await background.open();
-    assert.equal(background.pendingEmbeddings, 3);
-    // Waiting is bounded; the model's first load takes a few seconds on a busy machine.
-    for (let waited = 0; fresh.embeddedCount < 3 && waited < 60_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
-    assert.equal(fresh.embeddedCount, 3);
-    assert.equal(background.pendingEmbeddings, 0);
-    await background.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const dir = tempDir('atomic-backlog-');
+  const fresh = new MemorySource(join(dir, '.atomic'), GAME_ATOMS.slice(0, 3));
+  const background = new SearchIndex(fresh, new UseLiteProvider(), { backlogDelayMs: 200 });
+  await background.open();
+  assert.equal(background.pendingEmbeddings, 3);
+  // Waiting is bounded; the model's first load takes a few seconds on a busy machine.
+  for (let waited = 0; fresh.embeddedCount < 3 && waited < 60_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(fresh.embeddedCount, 3);
+  assert.equal(background.pendingEmbeddings, 0);
+  await background.close();
 });
 
 test('the first search finishes a small backlog before answering, so meaning ranks every atom', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'atomic-first-'));
-  try {
-    // A small backlog (up to 40 atoms is waited for), with the atom the query is about in it.
-    const small = [...GAME_ATOMS.filter((a) => a.name !== 'player_jump').slice(0, 19), GAME_ATOMS.find((a) => a.name === 'player_jump')!];
-    const fresh = new MemorySource(join(dir, '.atomic'), small);
-    // The backlog would not start on its own for a minute; the search must not wait for that.
-    const first = new SearchIndex(fresh, new UseLiteProvider(), { backlogDelayMs: 60_000, backlogWaitMs: 120_000 });
-    await first.open();
-    assert.equal(first.pendingEmbeddings, small.length);
-    const result = await first.search('make the character go up');
-    assert.equal(result.unembedded, undefined, 'nothing was left to words alone');
-    assert.equal(first.pendingEmbeddings, 0);
-    assert.ok(result.hits.every((h) => h.similarity !== null), 'every hit has a similarity');
-    assert.ok(result.hits.slice(0, 5).some((h) => h.atom.name === 'player_jump'), result.hits.map((h) => h.atom.name).join(', '));
-    await first.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const dir = tempDir('atomic-first-');
+  // A small backlog (up to 40 atoms is waited for), with the atom the query is about in it.
+  const small = [...GAME_ATOMS.filter((a) => a.name !== 'player_jump').slice(0, 19), GAME_ATOMS.find((a) => a.name === 'player_jump')!];
+  const fresh = new MemorySource(join(dir, '.atomic'), small);
+  // The backlog would not start on its own for a minute; the search must not wait for that.
+  const first = new SearchIndex(fresh, new UseLiteProvider(), { backlogDelayMs: 60_000, backlogWaitMs: 120_000 });
+  await first.open();
+  assert.equal(first.pendingEmbeddings, small.length);
+  const result = await first.search('make the character go up');
+  assert.equal(result.unembedded, undefined, 'nothing was left to words alone');
+  assert.equal(first.pendingEmbeddings, 0);
+  assert.ok(result.hits.every((h) => h.similarity !== null), 'every hit has a similarity');
+  assert.ok(result.hits.slice(0, 5).some((h) => h.atom.name === 'player_jump'), result.hits.map((h) => h.atom.name).join(', '));
+  await first.close();
 });
 
 test('a large backlog is not waited for: the answer counts the atoms only their words could rank', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'atomic-large-backlog-'));
-  try {
-    const many = counterAtoms(60);
-    const fresh = new MemorySource(join(dir, '.atomic'), [...GAME_ATOMS, ...many]);
-    const large = new SearchIndex(fresh, new UseLiteProvider(), { backlogDelayMs: 60_000 });
-    await large.open();
-    const result = await large.search('clamp a value');
-    assert.ok(result.unembedded !== undefined && result.unembedded > 0 && result.unembedded <= GAME_ATOMS.length + many.length, `unembedded: ${result.unembedded}`);
-    assert.ok(result.hits.some((h) => h.atom.name === 'math_clamp'), 'the words still find math_clamp');
-    await large.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const dir = tempDir('atomic-large-backlog-');
+  const many = counterAtoms(60);
+  const fresh = new MemorySource(join(dir, '.atomic'), [...GAME_ATOMS, ...many]);
+  const large = new SearchIndex(fresh, new UseLiteProvider(), { backlogDelayMs: 60_000 });
+  await large.open();
+  const result = await large.search('clamp a value');
+  assert.ok(result.unembedded !== undefined && result.unembedded > 0 && result.unembedded <= GAME_ATOMS.length + many.length, `unembedded: ${result.unembedded}`);
+  assert.ok(result.hits.some((h) => h.atom.name === 'math_clamp'), 'the words still find math_clamp');
+  await large.close();
 });
 
 test('a vector index that cannot be opened leaves search to words, ends nothing, and is tried again', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'atomic-noindex-'));
+  const dir = tempDir('atomic-noindex-');
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
   process.on('unhandledRejection', onUnhandled);
@@ -243,7 +226,6 @@ test('a vector index that cannot be opened leaves search to words, ends nothing,
     await blocked.close();
   } finally {
     process.off('unhandledRejection', onUnhandled);
-    rmSync(dir, { recursive: true, force: true });
   }
 });
 
@@ -261,17 +243,13 @@ test('a reload of the database is followed: gone atoms vanish, new ones are foun
 });
 
 test('without a working model, search still answers by words and says so', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'atomic-nomodel-'));
-  try {
-    const broken = new SearchIndex(new MemorySource(join(dir, '.atomic'), GAME_ATOMS), new UseLiteProvider({ modelDir: join(dir, 'no-model') }), {
-      backlogDelayMs: 0,
-    });
-    const result = await broken.search('math_clamp');
-    assert.equal(result.hits[0]?.atom.name, 'math_clamp');
-    assert.equal(result.hits[0]?.similarity, null);
-    assert.match(result.semanticUnavailable ?? '', /embedding/);
-    await broken.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const dir = tempDir('atomic-nomodel-');
+  const broken = new SearchIndex(new MemorySource(join(dir, '.atomic'), GAME_ATOMS), new UseLiteProvider({ modelDir: join(dir, 'no-model') }), {
+    backlogDelayMs: 0,
+  });
+  const result = await broken.search('math_clamp');
+  assert.equal(result.hits[0]?.atom.name, 'math_clamp');
+  assert.equal(result.hits[0]?.similarity, null);
+  assert.match(result.semanticUnavailable ?? '', /embedding/);
+  await broken.close();
 });
