@@ -5,10 +5,17 @@
  *
  * Merging, not overwriting: every other server and every other setting in the file is kept; only our
  * entry is added or replaced. A file that is not valid JSON is left untouched and reported.
+ *
+ * Links are refused, not followed: a repository is someone else's text, and one whose `.mcp.json` is a
+ * symbolic link to the user's `~/.claude.json` would otherwise get that file's secrets copied into a
+ * regular file in the repository (read through the link, written back by the rename). So a config path
+ * inside the workspace is used only when neither the file nor any folder on the way to it is a link and
+ * it resolves inside the workspace; otherwise nothing is read or written and the error says what to do.
  * Pure Node (no `vscode`), so it is unit-tested and usable from scripts.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 
 /** The server entry every agent gets: how to start our stdio MCP server. */
 export interface StdioServer {
@@ -113,22 +120,88 @@ export interface WriteResult {
 
 /**
  * Writes our entry into one agent's config under `workspaceDir` (or the home folder for a `~/` path).
- * The file is replaced atomically (write to a temporary file, then rename).
+ * The file is replaced atomically (write to a temporary file, then rename). A workspace path that a link
+ * could redirect is refused before anything is read (see checkWorkspacePath).
  */
 export function writeAgentConfig(target: AgentTarget, workspaceDir: string, server: StdioServer, homeDir: string): WriteResult {
-  const path = target.file.startsWith('~/') ? join(homeDir, target.file.slice(2)) : join(workspaceDir, target.file);
-  let existing: string | undefined;
-  try {
-    existing = readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+  const inHome = target.file.startsWith('~/');
+  const path = inHome ? join(homeDir, target.file.slice(2)) : join(workspaceDir, target.file);
+  if (!inHome) checkWorkspacePath(target, workspaceDir);
+  const existing = readIfExists(path, !inHome);
   const { text, outcome } = mergeAgentConfig(target, existing, server);
   if (outcome !== 'unchanged') {
     mkdirSync(dirname(path), { recursive: true });
-    const tmp = `${path}.${process.pid}.tmp`;
-    writeFileSync(tmp, text);
+    // A fresh name, created exclusively: an existing file or link of that name is never written through.
+    const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    writeFileSync(tmp, text, { flag: 'wx' });
     renameSync(tmp, path);
   }
   return { target, path, outcome };
+}
+
+/**
+ * Refuses a config path in the workspace that is not plainly the workspace's own file: the file or a
+ * folder on the way to it is a symbolic link (or junction), the file is not a regular file or has other
+ * hard links, or it resolves outside the workspace. Parts that do not exist yet are fine: they are
+ * created as real folders. Throws an error naming the path and what to do.
+ */
+export function checkWorkspacePath(target: AgentTarget, workspaceDir: string): void {
+  const parts = target.file.split('/');
+  let current = workspaceDir;
+  for (let i = 0; i < parts.length; i++) {
+    current = join(current, parts[i]!);
+    const shown = parts.slice(0, i + 1).join('/');
+    const where = shown === target.file ? shown : `${shown} (on the way to ${target.file})`;
+    let stat;
+    try {
+      stat = lstatSync(current);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    const last = i === parts.length - 1;
+    if (stat.isSymbolicLink()) {
+      throw new Error(
+        `${where} is a symbolic link. Connect Other Agents does not follow links in the workspace (one could point at a file with secrets, ` +
+          `such as ~/.claude.json, and copy it into the repository), so nothing was read or written. ` +
+          `Replace the link with a regular ${last ? 'file' : 'folder'}, or add the "${SERVER_NAME}" server to ${target.file} by hand, then connect again.`,
+      );
+    }
+    if (!last && !stat.isDirectory()) throw new Error(`${where} is not a folder; rename or remove it, then connect again. Nothing was read or written.`);
+    if (last && !stat.isFile()) throw new Error(`${where} is not a regular file; rename or remove it, then connect again. Nothing was read or written.`);
+    if (last && stat.nlink > 1) {
+      throw new Error(
+        `${where} is a hard link shared with another file, which may lie outside the workspace, so nothing was read or written. ` +
+          `Replace it with a copy of its own (e.g. copy it, delete it, rename the copy back), then connect again.`,
+      );
+    }
+  }
+  const root = realpathSync(workspaceDir);
+  const real = realpathSync(current);
+  const rel = relative(root, real);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
+    throw new Error(`${target.file} resolves to ${real}, outside the workspace ${root}; nothing was read or written. Make it a regular file in the workspace, then connect again.`);
+  }
+}
+
+/**
+ * The file's text, or undefined when it does not exist. `noFollow`: opened with O_NOFOLLOW where the
+ * platform has it, so a link put in place after the check is not read through either.
+ */
+function readIfExists(path: string, noFollow: boolean): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, noFollow ? constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) : 'r');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw new Error(`${path} is a symbolic link; nothing was read or written. Replace it with a regular file, then connect again.`, { cause: err });
+    throw err;
+  }
+  try {
+    if (noFollow && !fstatSync(fd).isFile()) throw new Error(`${path} is not a regular file; rename or remove it, then connect again. Nothing was read or written.`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -284,7 +284,10 @@ class Commands {
         results.push(result);
         this.deps.log.info(`connect: ${result.target.label}: ${result.outcome} ${result.path}`);
       } catch (err) {
-        failures.push((err as Error).message);
+        // Named per agent: a refused file (not JSON, a link out of the workspace) says what to do about it.
+        const label = AGENT_TARGETS.find((t) => t.id === id)?.label;
+        failures.push(label ? `${label}: ${(err as Error).message}` : (err as Error).message);
+        this.deps.log.warn(`connect: ${label ?? id}: ${(err as Error).message}`);
       }
     }
     const summary = results.map((r) => `${r.target.label} (${r.outcome})`).join(', ');

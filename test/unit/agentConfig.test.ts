@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, existsSync, linkSync, lstatSync, readdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { AGENT_TARGETS, findTarget, mergeAgentConfig, stdioServer, writeAgentConfig } from '../../src/agents/agentConfig.js';
+import { tempDir } from '../support/tmp.js';
 
 const server = stdioServer('node', '/ext/dist/cli.js', '/proj');
 
@@ -61,4 +62,84 @@ describe('Connect Other Agents: config files', () => {
     assert.equal(new Set(AGENT_TARGETS.map((t) => t.id)).size, AGENT_TARGETS.length);
     assert.equal(new Set(AGENT_TARGETS.map((t) => t.file)).size, AGENT_TARGETS.length);
   });
+});
+
+describe('Connect Other Agents: links in the workspace are refused, not followed', { skip: process.platform === 'win32' && 'symbolic links need privileges on Windows' }, () => {
+  const secrets = JSON.stringify({ oauthAccount: { accessToken: 'sk-secret-token' }, mcpServers: {} }, null, 2);
+
+  /** A workspace and a home folder whose ~/.claude.json holds secrets. */
+  function setup(): { dir: string; home: string; claude: string } {
+    const dir = tempDir('agents-ws-');
+    const home = tempDir('agents-home-');
+    const claude = join(home, '.claude.json');
+    writeFileSync(claude, secrets);
+    return { dir, home, claude };
+  }
+
+  /** Nothing in the workspace but what the test put there, and the linked file untouched. */
+  function assertNothingWritten(dir: string, before: string[], claude: string): void {
+    assert.deepEqual(readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort(), before, 'no file was written in the workspace');
+    assert.equal(readFileSync(claude, 'utf8'), secrets, 'the linked file was not changed');
+  }
+
+  it('refuses a .mcp.json that is a symbolic link to ~/.claude.json: no secret is copied into the repository', () => {
+    const { dir, home, claude } = setup();
+    symlinkSync(claude, join(dir, '.mcp.json'));
+    const before = readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+    assert.throws(
+      () => writeAgentConfig(findTarget('claude'), dir, server, home),
+      /^Error: \.mcp\.json is a symbolic link\. .*nothing was read or written\. Replace the link with a regular file, or add the "atomic-coding" server to \.mcp\.json by hand, then connect again\.$/,
+    );
+    assert.ok(lstatSync(join(dir, '.mcp.json')).isSymbolicLink(), 'the link is still a link');
+    assertNothingWritten(dir, before, claude);
+  });
+
+  it('refuses a link however it is spelled: relative, or to a file that does not exist yet', () => {
+    const { dir, home, claude } = setup();
+    symlinkSync(join('..', home.split('/').pop()!, '.claude.json'), join(dir, '.mcp.json'));
+    assert.throws(() => writeAgentConfig(findTarget('claude'), dir, server, home), /\.mcp\.json is a symbolic link/);
+    const dangling = setup();
+    symlinkSync(join(dangling.home, 'not-yet.json'), join(dangling.dir, '.mcp.json'));
+    assert.throws(() => writeAgentConfig(findTarget('claude'), dangling.dir, server, dangling.home), /\.mcp\.json is a symbolic link/);
+    assert.equal(existsSync(join(dangling.home, 'not-yet.json')), false, 'nothing was created through the link');
+    assert.equal(readFileSync(claude, 'utf8'), secrets);
+  });
+
+  it('refuses a folder on the way that is a link out of the workspace, but not a workspace reached through one', () => {
+    const { dir, home, claude } = setup();
+    mkdirSync(join(home, '.cursor'));
+    writeFileSync(join(home, '.cursor', 'mcp.json'), secrets);
+    symlinkSync(join(home, '.cursor'), join(dir, '.cursor'));
+    const before = readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+    assert.throws(() => writeAgentConfig(findTarget('cursor'), dir, server, home), /^Error: \.cursor \(on the way to \.cursor\/mcp\.json\) is a symbolic link\..*regular folder/);
+    assert.equal(readFileSync(join(home, '.cursor', 'mcp.json'), 'utf8'), secrets);
+    assertNothingWritten(dir, before, claude);
+    // Deeper: .kiro is real, .kiro/settings links out.
+    mkdirSync(join(dir, '.kiro'));
+    symlinkSync(home, join(dir, '.kiro', 'settings'));
+    assert.throws(() => writeAgentConfig(findTarget('kiro'), dir, server, home), /\.kiro\/settings \(on the way to \.kiro\/settings\/mcp\.json\) is a symbolic link/);
+    assert.equal(existsSync(join(home, 'mcp.json')), false);
+    // The workspace folder itself may be reached through a link (only what lies inside it is checked),
+    // and a write leaves no temporary file behind.
+    const ws = setup();
+    const alias = join(tempDir('agents-alias-'), 'ws');
+    symlinkSync(ws.dir, alias);
+    const result = writeAgentConfig(findTarget('cursor'), alias, server, ws.home);
+    assert.equal(result.outcome, 'added');
+    assert.deepEqual(JSON.parse(readFileSync(join(ws.dir, '.cursor', 'mcp.json'), 'utf8')).mcpServers['atomic-coding'], server);
+    assert.deepEqual(readdirSync(join(ws.dir, '.cursor')), ['mcp.json']);
+    assert.equal(writeAgentConfig(findTarget('cursor'), alias, server, ws.home).outcome, 'unchanged');
+  });
+
+  it('refuses a hard link and what is not a regular file', () => {
+    const { dir, home, claude } = setup();
+    linkSync(claude, join(dir, '.mcp.json'));
+    assert.throws(() => writeAgentConfig(findTarget('claude'), dir, server, home), /\.mcp\.json is a hard link.*nothing was read or written/);
+    assert.equal(readFileSync(claude, 'utf8'), secrets);
+    mkdirSync(join(dir, '.roo', 'mcp.json'), { recursive: true });
+    assert.throws(() => writeAgentConfig(findTarget('roo'), dir, server, home), /\.roo\/mcp\.json is not a regular file/);
+    writeFileSync(join(dir, '.gemini'), 'a file, not a folder');
+    assert.throws(() => writeAgentConfig(findTarget('gemini'), dir, server, home), /\.gemini \(on the way to \.gemini\/settings\.json\) is not a folder/);
+  });
+
 });
