@@ -14,6 +14,13 @@
  *    *\/
  *   function player_jump(velocity_y, force_multiplier) { ... }
  *
+ * Descriptions (the atom's and its ports') are escaped so that any text round-trips exactly and cannot
+ * break the header: a `\` is written `\\`, a `*\/` as `*\\/`, a description line starting with `@` as `\@`
+ * (else it would be read as a tag), whitespace at either end of the text or of a line as `\n`, `\t` or
+ * `\uXXXX` (else it would be trimmed), and characters an editor changes on save (`\r`, other line
+ * separators, control characters, unpaired surrogates) as `\r` or `\uXXXX`. Ordinary text is written as
+ * it is. Reading undoes exactly these escapes; any other backslash is kept as typed.
+ *
  * Pure (no `vscode`), so the round trip is unit-tested.
  */
 import { AtomError } from '../atoms/errors.js';
@@ -22,9 +29,8 @@ import { isAtomType, isPortType, type Atom, type AtomDraft, type Port } from '..
 /** Formats an atom as the editor shows it. `parseAtomSource(name, formatAtomSource(a))` gives `a` back. */
 export function formatAtomSource(atom: Pick<Atom, 'type' | 'code' | 'inputs' | 'outputs' | 'dependencies' | 'description'>): string {
   const lines: string[] = [];
-  const description = atom.description?.trim();
-  if (description) {
-    for (const line of description.split(/\r?\n/)) lines.push(line.trimEnd());
+  if (atom.description) {
+    lines.push(...escapeDescription(atom.description));
     lines.push('');
   }
   lines.push(`@kind ${atom.type}`);
@@ -37,7 +43,52 @@ export function formatAtomSource(atom: Pick<Atom, 'type' | 'code' | 'inputs' | '
 
 function formatPort(port: Port): string {
   const name = port.optional ? `[${port.name}]` : port.name;
-  return `{${port.type}} ${name}${port.description ? ` - ${port.description}` : ''}`;
+  return `{${port.type}} ${name}${port.description ? ` - ${escapeText(port.description, false)}` : ''}`;
+}
+
+// ---- escaping descriptions ------------------------------------------------------------------
+
+/**
+ * What an editor would change or drop: carriage returns and other line separators (VS Code normalizes
+ * line ends and offers to remove unusual ones), control characters, a byte-order mark, unpaired surrogates
+ * (not encodable as UTF-8). `\n` and `\t` are not here: they are handled where they matter.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what this matches
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+function escapeChar(c: string): string {
+  if (c === '\n') return '\\n';
+  if (c === '\r') return '\\r';
+  if (c === '\t') return '\\t';
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * One text escaped for the header. `multiline`: line breaks stay line breaks (the atom's description);
+ * otherwise they are written `\n` (a port's description lives on its tag's line).
+ */
+function escapeText(text: string, multiline: boolean): string {
+  let out = text.replace(/\\/g, '\\\\').replace(UNSAFE, escapeChar);
+  if (!multiline) out = out.replace(/\n/g, escapeChar);
+  // `*/` would end the comment; `*\/` reads back as `*/`.
+  out = out.replace(/\*\//g, '*\\/');
+  // The reader trims the whole text: whitespace at its very ends is escaped.
+  return out.replace(/^\s/, escapeChar).replace(/\s$/, escapeChar);
+}
+
+/** The atom's description as header lines (without the ` * ` prefix). */
+function escapeDescription(description: string): string[] {
+  return escapeText(description, true)
+    .split('\n')
+    .map((line) => line.replace(/^@/, '\\@').replace(/\s$/, escapeChar));
+}
+
+/** Undoes escapeText; a backslash before anything else is kept, so hand-typed backslashes survive. */
+function unescapeText(text: string): string {
+  return text.replace(/\\(u[0-9a-fA-F]{4}|[\\nrt@/])/g, (_, e: string) => {
+    if (e.length > 1) return String.fromCharCode(parseInt(e.slice(1), 16));
+    return e === 'n' ? '\n' : e === 'r' ? '\r' : e === 't' ? '\t' : e;
+  });
 }
 
 /** What an editor's text says: the draft to upsert, and whether the text had a header at all. */
@@ -97,7 +148,7 @@ export function parseAtomSource(name: string, text: string): ParsedAtomSource {
     }
   }
   if (!type) throw headerError('@kind is missing: add "@kind core", "@kind feature" or "@kind util"');
-  const description = descriptionLines.join('\n').trim();
+  const description = unescapeText(descriptionLines.join('\n').trim());
   return {
     draft: { name, type, code, inputs, outputs, dependencies, description: description || undefined },
     hasHeader: true,
@@ -116,7 +167,7 @@ function parsePort(tag: string, text: string): Port {
   const optional = rawName.startsWith('[');
   const name = optional ? rawName.slice(1, -1).split('=')[0]!.trim() : rawName;
   const port: Port = { name, type: type.trim() as Port['type'] };
-  if (description.trim()) port.description = description.trim();
+  if (description.trim()) port.description = unescapeText(description.trim());
   if (optional) port.optional = true;
   return port;
 }

@@ -133,3 +133,93 @@ describe('what a save means', () => {
     assert.equal(sameAtom(stored, toDraft('player_jump', reordered, stored)), true);
   });
 });
+
+describe('atom editor text: descriptions are escaped, so any text round-trips and cannot break the header', () => {
+  const base = { type: 'util' as const, code: 'function a(x) {\n  return x; /* a comment */\n}\n', inputs: [], outputs: [], dependencies: [] };
+  const roundTrip = (atom: Parameters<typeof formatAtomSource>[0]) => parseAtomSource('a', formatAtomSource(atom)).draft;
+
+  it('a description line "@requires x" stays description, not a dependency', () => {
+    const atom = { ...base, description: 'Usage notes:\n@requires x\n@param {number} y - not a port\n@kind core' };
+    const text = formatAtomSource(atom);
+    assert.match(text, /\n \* \\@requires x\n/);
+    const draft = roundTrip(atom);
+    assert.deepEqual(draft.dependencies, []);
+    assert.deepEqual(draft.inputs, []);
+    assert.equal(draft.type, 'util');
+    assert.equal(draft.description, atom.description);
+  });
+
+  it('a "*/" in a description or a port text does not end the header, so the atom can be saved', () => {
+    const atom = {
+      ...base,
+      description: 'Matches /* ... */ comments, and a**/b',
+      inputs: [{ name: 'x', type: 'string' as const, description: 'glob like src/**/*.js' }],
+    };
+    const text = formatAtomSource(atom);
+    assert.equal(text.indexOf('*/'), text.indexOf('\n */') + 2, 'the first "*/" is the one that ends the header');
+    const draft = roundTrip(atom);
+    assert.equal(draft.description, atom.description);
+    assert.deepEqual(draft.inputs, atom.inputs);
+    assert.equal(draft.code, atom.code);
+  });
+
+  it('backslashes, edge whitespace, leading stars and carriage returns come back exactly; ordinary text reads as before', () => {
+    for (const description of ['C:\\temp\\new \\n not a newline', '\n\nstarts with blank lines', 'ends with spaces  \n\n', '* bullet\n  * indented\n\tTabbed', 'windows\r\nlines\r', '\\']) {
+      assert.equal(roundTrip({ ...base, description }).description, description, JSON.stringify(description));
+    }
+    // Ordinary text is written as it is, and hand-typed backslashes that are no escape are kept.
+    const text = formatAtomSource({ ...base, description: 'Clamps a value.\n\nSee math_min.' });
+    assert.ok(text.startsWith('/**\n * Clamps a value.\n *\n * See math_min.\n *\n * @kind util\n'));
+    const typed = parseAtomSource('a', '/**\n * Splits on \\d+ and \\s\n * @kind util\n */\nfunction a() {}');
+    assert.equal(typed.draft.description, 'Splits on \\d+ and \\s');
+  });
+
+
+  /** A seeded generator (mulberry32), so the property test is the same on every run. */
+  function random(seed: number): () => number {
+    return () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  const FRAGMENTS = [
+    '*/', '/*', '/**', '*', ' * ', '@requires x', '@param {number} y - z', '@returns {string} s', '@kind core', '@', '\\', '\\\\', '\\n', '\\@',
+    '\\u0041', '\\/', '\n', '\r\n', '\r', '\n\n', ' ', '  ', '\t', '\u00a0', '\u2028', '\u2029', '\u0000', '\u001b', '\ufeff', '\ud800', '\udc00',
+    '😀', 'é', '-', ' - ', '{', '}', '[', ']', 'word', 'x', 'The HUD text', '`', '"', "'",
+  ];
+
+  it('write -> read gives back the same description, ports and dependencies for 400 generated texts', () => {
+    const next = random(20260401);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+    const text = () => Array.from({ length: Math.floor(next() * 10) }, () => pick(FRAGMENTS)).join('');
+    const portTypes = ['number', 'string', 'boolean', 'number[]', 'string[]', 'boolean[]'] as const;
+    const port = (name: string) => {
+      const description = next() < 0.8 ? text() : '';
+      return { name, type: pick(portTypes), ...(description ? { description } : {}), ...(next() < 0.3 ? { optional: true as const } : {}) };
+    };
+    for (let i = 0; i < 400; i++) {
+      const description = text();
+      const atom = {
+        type: pick(['core', 'feature', 'util'] as const),
+        code: `function a_${i}(p0) {\n  return p0; // ${i}\n}\n`,
+        inputs: Array.from({ length: Math.floor(next() * 3) }, (_, k) => port(`p${k}`)),
+        outputs: Array.from({ length: Math.floor(next() * 2) }, (_, k) => port(`r${k}`)),
+        dependencies: Array.from({ length: Math.floor(next() * 3) }, (_, k) => `dep_${k}`),
+        description,
+      };
+      const written = formatAtomSource(atom);
+      const header = written.slice(0, written.indexOf('\n */') + 4);
+      const expected = { name: 'a', ...atom, description: description || undefined };
+      assert.deepEqual(parseAtomSource('a', written).draft, expected, `case ${i}: ${JSON.stringify(atom)}`);
+      // What an editor does on save (line ends normalized to CRLF) changes nothing either: the header
+      // holds no character an editor rewrites.
+      // eslint-disable-next-line no-control-regex -- control characters are what this looks for
+      assert.doesNotMatch(header, /[\r\u2028\u2029\ufeff\u0000-\u0008\u000b-\u001f]/, `case ${i}`);
+      assert.equal(new TextDecoder().decode(new TextEncoder().encode(written)), written, `case ${i}: the text survives saving as UTF-8`);
+      const crlf = parseAtomSource('a', written.replace(/\n/g, '\r\n')).draft;
+      assert.deepEqual({ ...crlf, code: atom.code }, expected, `case ${i} with CRLF line ends`);
+    }
+  });
+});
