@@ -76,8 +76,6 @@ function projectEnv(bin) {
   const env = cleanEnv();
   const pathKey = Object.keys(env).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH';
   env[pathKey] = `${bin}${delimiter}${env[pathKey] ?? ''}`;
-  // node-gyp (code-server's native modules) builds against this Node's headers, whatever ~/.npmrc says.
-  env.npm_config_nodedir = dirname(bin);
   return env;
 }
 
