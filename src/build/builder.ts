@@ -1,12 +1,18 @@
 /**
  * Rebuilds `latest.js` after every change and records each build. A failed build keeps the
  * previous bundle in place and says why. Rebuilds requested while one runs are coalesced.
+ *
+ * The output path comes from the workspace's settings, that is from whoever wrote the repository,
+ * so it is checked before every write and read: it must lead (links resolved) inside the workspace
+ * folder, and a file already there is only replaced when it is a bundle (it starts with the
+ * bundle's header). Nothing else is ever written, or handed out as the bundle.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AtomStore, BuildRecord } from '../store/atomStore.js';
 import { writeFileAtomic } from '../util/atomicFile.js';
 import { Emitter, type Disposable } from '../util/event.js';
+import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
 import { IncrementalBundler } from './bundler.js';
 
@@ -36,23 +42,51 @@ export class Builder {
     });
   }
 
-  get outputPath(): string {
+  /**
+   * Where the bundle is written: the configured path with its links resolved, checked again on
+   * every call. undefined when the configured path leads outside the workspace folder (then
+   * nothing is written or read; `checkOutputPath()` says why).
+   */
+  get outputPath(): string | undefined {
+    try {
+      return this.checkOutputPath();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The path as configured (absolute), whether or not it is allowed. For messages. */
+  get configuredOutputPath(): string {
     return this.bundlePath;
   }
 
+  /**
+   * Takes a new output path; the next build writes there. A path outside the workspace folder
+   * is kept too, so that every build (and get_status) says why nothing is written, until the
+   * setting is corrected: call `checkOutputPath()` to tell the user at once.
+   */
   setOutputPath(path: string): void {
     this.bundlePath = path;
   }
 
   /**
-   * Whether latest.js exists and ends as every bundle ends. It is written without fsync, so
-   * after a power loss it may be empty or cut short; opening the workspace then rebuilds it.
+   * The real path the bundle goes to, or an Error saying that the configured path leads outside
+   * the workspace folder and how to fix it.
+   */
+  checkOutputPath(): string {
+    return resolveInsideFolder(this.store.workspaceDir, this.bundlePath, BUNDLE_SETTING);
+  }
+
+  /**
+   * Whether latest.js exists, is a bundle and ends as every bundle ends. It is written without
+   * fsync, so after a power loss it may be empty or cut short; opening the workspace then rebuilds it.
    */
   hasWholeBundle(): boolean {
     try {
-      const fd = openSync(this.bundlePath, 'r');
+      const fd = openSync(this.checkOutputPath(), 'r');
       try {
         const size = fstatSync(fd).size;
+        if (!startsAsBundle(fd, size)) return false;
         const tail = Buffer.alloc(Math.min(size, BUNDLE_END.length));
         readSync(fd, tail, 0, tail.length, size - tail.length);
         return tail.toString('utf8') === BUNDLE_END;
@@ -62,6 +96,36 @@ export class Builder {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * The text of the bundle at the output path, for the `atoms://bundle` resource and the preview.
+   * Never anything but a bundle: a path outside the workspace folder, or a file there that does
+   * not start with the bundle's header, gives a `BundleUnavailable` that says why and what to do.
+   */
+  readBundle(): string {
+    let path: string;
+    try {
+      path = this.checkOutputPath();
+    } catch (err) {
+      throw new BundleUnavailable((err as Error).message);
+    }
+    let text: string;
+    try {
+      const fd = openSync(path, 'r');
+      try {
+        if (!startsAsBundle(fd, fstatSync(fd).size)) throw new BundleUnavailable(notABundle(path, 'read'));
+        text = readFileSync(fd, 'utf8');
+      } finally {
+        closeSync(fd);
+      }
+    } catch (err) {
+      if (err instanceof BundleUnavailable) throw err;
+      throw new BundleUnavailable(NO_BUNDLE_YET);
+    }
+    // Checked again on the text itself: the file may have been replaced between the two reads.
+    if (!text.startsWith(BUNDLE_HEADER)) throw new BundleUnavailable(notABundle(path, 'read'));
+    return text;
   }
 
   /**
@@ -90,16 +154,20 @@ export class Builder {
     const started = performance.now();
     const atoms = this.store.all();
     let record: BuildRecord;
+    let target: string | undefined;
     try {
+      // Before bundling: a refused path writes nothing and says so, whatever the atoms are.
+      target = this.checkOutputPath();
+      refuseToReplaceNonBundle(target);
       const bundle = this.bundler.bundle(atoms);
-      mkdirSync(dirname(this.bundlePath), { recursive: true });
+      mkdirSync(dirname(target), { recursive: true });
       // Replaced atomically but not fsynced: latest.js is derived from the durable store, and
       // flushing ~10 MB (at 10,000 atoms) to disk on every change cost more than the change.
       // A bundle cut short by a power loss is found and rebuilt when the workspace opens.
-      await writeFileAtomic(this.bundlePath, bundle.parts, 0o644, { durable: false });
+      await writeFileAtomic(target, bundle.parts, 0o644, { durable: false });
       record = {
         status: 'success',
-        bundle_path: this.bundlePath,
+        bundle_path: target,
         atom_count: bundle.order.length,
         order: bundle.order,
         error_message: null,
@@ -109,10 +177,13 @@ export class Builder {
     } catch (err) {
       record = {
         status: 'error',
-        bundle_path: this.bundlePath,
+        bundle_path: target ?? this.bundlePath,
         atom_count: atoms.length,
         order: [],
-        error_message: `build failed, the previous latest.js is kept: ${(err as Error).message}`,
+        error_message:
+          target === undefined || err instanceof BundleRefused
+            ? `build refused, nothing was written: ${(err as Error).message}`
+            : `build failed, the previous latest.js is kept: ${(err as Error).message}`,
         duration_ms: round(performance.now() - started),
         created_at: new Date().toISOString(),
       };
@@ -133,8 +204,56 @@ export class Builder {
   }
 }
 
-/** How every bundle ends (bundler.ts). */
+/** Why there is no bundle to read (`readBundle`); the message is for the user as it stands. */
+export class BundleUnavailable extends Error {
+  override name = 'BundleUnavailable';
+}
+
+/** A file that is not a bundle stands at the output path: the build leaves it alone. */
+class BundleRefused extends Error {}
+
+/** The setting the output path comes from, as error messages name it. */
+const BUNDLE_SETTING = 'The bundle path (setting atomicCoding.bundle.outputPath)';
+
+/** How every bundle starts and ends (bundler.ts). */
+export const BUNDLE_HEADER = '// === Atomic Coding Bundle ===\n';
 const BUNDLE_END = '})();\n';
+
+const NO_BUNDLE_YET = 'No bundle yet: create an atom with upsert_atom, and latest.js is built';
+
+function notABundle(path: string, verb: 'read' | 'replaced'): string {
+  return (
+    `${path} is not a bundle (it does not start with "${BUNDLE_HEADER.trim()}"), so it is not ${verb}: ` +
+    `it was not written by Atomic Coding. Move that file away, or set atomicCoding.bundle.outputPath to another path inside the workspace folder.`
+  );
+}
+
+/**
+ * Whether the open file starts with the bundle's header. An empty file, or one shorter than the
+ * header that matches it so far, counts: a bundle cut short by a power loss.
+ */
+function startsAsBundle(fd: number, size: number): boolean {
+  const head = Buffer.alloc(Math.min(size, BUNDLE_HEADER.length));
+  const read = readSync(fd, head, 0, head.length, 0);
+  return BUNDLE_HEADER.startsWith(head.subarray(0, read).toString('utf8'));
+}
+
+/** Throws BundleRefused when something other than a bundle (or a bundle cut short) is at `path`. */
+function refuseToReplaceNonBundle(path: string): void {
+  let stat;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return; // nothing there yet
+  }
+  if (!stat.isFile()) throw new BundleRefused(`${path} exists and is not a file, so it is not replaced: set atomicCoding.bundle.outputPath to a file path inside the workspace folder.`);
+  const fd = openSync(path, 'r');
+  try {
+    if (!startsAsBundle(fd, stat.size)) throw new BundleRefused(notABundle(path, 'replaced'));
+  } finally {
+    closeSync(fd);
+  }
+}
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;

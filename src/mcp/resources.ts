@@ -3,7 +3,6 @@
  * `atoms://structure`, and the bundle as `atoms://bundle`. Subscribers hear when one changes;
  * every session hears `list_changed` when atoms come and go.
  */
-import { readFileSync } from 'node:fs';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CompleteRequestSchema,
@@ -15,6 +14,7 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { BundleUnavailable } from '../build/builder.js';
 import type { Disposable } from '../util/event.js';
 import type { AtomWorkspace } from '../workspace.js';
 import { formatAtom, toStructure } from './format.js';
@@ -71,11 +71,14 @@ export function registerResources(server: Server, workspace: AtomWorkspace): Dis
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(workspace.store.all().map(toStructure), null, 2) }] };
     }
     if (uri === BUNDLE_URI) {
+      // Only ever the bundle the builder writes: never a file the output path setting points at
+      // (outside the workspace, or not a bundle). BundleUnavailable's message says why and what to do.
       let text: string;
       try {
-        text = readFileSync(workspace.builder.outputPath, 'utf8');
-      } catch {
-        throw new McpError(ErrorCode.InvalidParams, 'No bundle yet: create an atom with upsert_atom, and latest.js is built');
+        text = workspace.builder.readBundle();
+      } catch (err) {
+        if (err instanceof BundleUnavailable) throw new McpError(ErrorCode.InvalidParams, err.message);
+        throw err;
       }
       return { contents: [{ uri, mimeType: 'text/javascript', text }] };
     }

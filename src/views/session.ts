@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { Atom } from '../atoms/model.js';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { McpHttpHost } from '../mcp/http.js';
 import type { BuildRecord, StoreChange } from '../store/atomStore.js';
 import type { Logger } from '../util/log.js';
@@ -103,12 +103,30 @@ export class AtomSession implements vscode.Disposable {
     return this.serialize(() => this.doStop());
   }
 
-  /** Applies a changed bundle path without a restart. */
+  /**
+   * Applies a changed bundle path without a restart. A path leading outside the workspace folder
+   * is refused by the builder (nothing is written); the user is told at once, not at the next edit.
+   */
   async applyBundlePath(): Promise<void> {
     const workspace = this._workspace;
     if (!workspace) return;
-    workspace.builder.setOutputPath(vscode.Uri.joinPath(this.folder, this.settings().bundlePath).fsPath);
+    // Relative to the folder, or absolute: the same reading as AtomWorkspace.open's.
+    workspace.builder.setOutputPath(resolve(this.folder.fsPath, this.settings().bundlePath));
+    if (!this.reportRefusedBundlePath(workspace)) return;
     if (workspace.store.size > 0) await workspace.rebuild();
+  }
+
+  /** Shows why the configured bundle path is refused; true when it is allowed. */
+  private reportRefusedBundlePath(workspace: AtomWorkspace): boolean {
+    try {
+      workspace.builder.checkOutputPath();
+      return true;
+    } catch (err) {
+      const message = (err as Error).message;
+      this.log.error(`bundle: ${message}`);
+      void vscode.window.showErrorMessage(`Atomic Coding: ${message}`);
+      return false;
+    }
   }
 
   private serialize(step: () => Promise<void>): Promise<void> {
@@ -143,6 +161,7 @@ export class AtomSession implements vscode.Disposable {
         `session: ${workspace.store.size} atoms in ${this.folder.fsPath}; MCP server on ${this._host.url} ` +
           `(${Math.round(performance.now() - started)} ms)`,
       );
+      this.reportRefusedBundlePath(workspace);
       this._error = undefined;
       this.setState('ready');
       this.serverEmitter.fire();

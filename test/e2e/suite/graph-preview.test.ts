@@ -5,7 +5,7 @@
  * them. The UI run (test/e2e/ui-graph-preview.mjs) clicks, looks at and screenshots the same views.
  */
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -86,7 +86,7 @@ describe('Dependency graph and live preview webviews', function () {
     await workspace().upsert({ name: 'gp_step', type: 'feature', code: 'function gp_step(x) {\n  return x + gp_config("speed") + 1;\n}\n', inputs: [{ name: 'x', type: 'number' }], outputs: [{ name: 'next', type: 'number' }], dependencies: ['gp_config'] });
     const second = await until('the preview to reload', () => (preview.loadedGeneration > first ? preview.loadedGeneration : undefined));
     assert.ok(second > first);
-    assert.match(readFileSync(workspace().builder.outputPath, 'utf8'), /gp_config\("speed"\) \+ 1/);
+    assert.match(workspace().builder.readBundle(), /gp_config\("speed"\) \+ 1/);
   });
 
   it('a page chosen by an absolute path outside the folder is used, and editing it reloads the open preview', async () => {
