@@ -8,7 +8,7 @@ import cytoscape from 'cytoscape';
 import dagre from 'cytoscape-dagre';
 import type { GraphSnapshot, GraphToHost, GraphViewMode } from '../../src/views/webviewMessages.js';
 import { isHostToGraph } from '../../src/views/webviewMessages.js';
-import { cycleEdges, diffGraph, GraphIndex, searchNames } from './model.js';
+import { AutoFit, cycleEdges, diffGraph, GraphIndex, searchNames } from './model.js';
 import type { LayoutRequest, LayoutResult } from './layoutWorker.js';
 import { graphStyle, readTheme } from './theme.js';
 
@@ -50,6 +50,18 @@ const cy = cytoscape({
   boxSelectionEnabled: false,
   selectionType: 'single',
 });
+
+/** Fits the graph to its panel on every resize until the user zooms or pans (see AutoFit). */
+const autoFit = new AutoFit(
+  {
+    resize: () => {
+      cy.resize();
+      return { width: cy.width(), height: cy.height() };
+    },
+    fit: () => cy.fit(cy.elements().not('.hidden'), 30),
+  },
+  (run) => requestAnimationFrame(run),
+);
 
 // ---- drawing --------------------------------------------------------------------------------
 
@@ -102,7 +114,10 @@ function applySnapshot(next: GraphSnapshot, focus?: string): void {
   const finish = () => {
     const layoutMs = performance.now() - layoutStarted;
     refreshHighlight();
-    if (focus && selected) cy.center(cy.getElementById(selected));
+    if (focus && selected) {
+      cy.center(cy.getElementById(selected));
+      autoFit.userChoseView();
+    }
     afterRender(() => {
       const ms = performance.now() - started;
       post({ type: 'rendered', nodes: cy.nodes().length, edges: cy.edges().length, ms: round(ms), layoutMs: round(needsLayout ? layoutMs : 0), update });
@@ -161,7 +176,10 @@ function runLayout(fit: boolean, done: () => void): void {
       if (!positions) return runLayoutHere(eles, options, fit, done);
       status.dataset.layoutIn = 'worker';
       cy.batch(() => eles.nodes().forEach((n) => void (positions[n.id()] && n.position(positions[n.id()]!))));
-      if (fit) cy.fit(eles, 30);
+      if (fit) {
+        cy.fit(eles, 30);
+        autoFit.fitted();
+      }
       done();
     });
     return;
@@ -172,7 +190,10 @@ function runLayout(fit: boolean, done: () => void): void {
 function runLayoutHere(eles: cytoscape.CollectionReturnValue, options: Record<string, unknown>, fit: boolean, done: () => void): void {
   status.dataset.layoutIn = 'page';
   const layout = eles.layout({ name: 'dagre', ...options, fit, padding: 30, animate: false } as cytoscape.LayoutOptions);
-  layout.one('layoutstop', () => done());
+  layout.one('layoutstop', () => {
+    if (fit) autoFit.fitted();
+    done();
+  });
   layout.run();
 }
 
@@ -321,6 +342,7 @@ function select(name: string | null, center = false): void {
     const p = cy.getElementById(selected).position();
     cy.stop(true, false);
     cy.viewport({ zoom, pan: { x: cy.width() / 2 - p.x * zoom, y: cy.height() / 2 - p.y * zoom } });
+    autoFit.userChoseView();
   }
   post({ type: 'selected', name: selected, highlighted: Number(status.dataset.highlighted ?? 0) });
   vscode.setState({ selected, mode, impact });
@@ -344,6 +366,8 @@ cy.on('mouseover', 'node', (e) => {
   container.title = `${d.label} (${d.type}) v${d.version}\n${d.signature}${d.description ? `\n${d.description}` : ''}\nDouble-click to open`;
 });
 cy.on('mouseout', 'node', () => (container.title = ''));
+// Only what the user does: 'zoom', 'pan' and 'viewport' fire for the page's own fits too.
+cy.on('scrollzoom pinchzoom dragpan', () => autoFit.userChoseView());
 
 search.addEventListener('input', () => {
   const matches = new Set(searchNames(index.dependencies.keys(), search.value).slice(0, 50));
@@ -367,15 +391,19 @@ impactButton.addEventListener('click', () => {
   refreshHighlight();
   vscode.setState({ selected, mode, impact });
 });
-$('fit').addEventListener('click', () => cy.fit(cy.elements().not('.hidden'), 30));
+$('fit').addEventListener('click', () => {
+  cy.fit(cy.elements().not('.hidden'), 30);
+  autoFit.fitted();
+});
 $('relayout').addEventListener('click', () => {
   status.textContent = `Laying out ${cy.nodes().not('.hidden').length} atoms…`;
   // Let the status paint before the layout holds the thread.
   setTimeout(() => runLayout(true, () => updateStatus()), 30);
 });
 
-// The container changes size without a window resize too (the toolbar wraps, a panel opens beside it).
-new ResizeObserver(() => cy.resize()).observe(container);
+// The container changes size without a window resize too (the toolbar wraps, a panel opens beside it);
+// the graph is fitted to the new size until the user has zoomed or panned.
+new ResizeObserver(() => autoFit.resized()).observe(container);
 
 // ---- theme ----------------------------------------------------------------------------------
 
@@ -417,6 +445,8 @@ if (saved) {
     return n.empty() ? null : n.renderedPosition();
   },
   viewport: () => ({ zoom: cy.zoom(), pan: cy.pan(), width: cy.width(), height: cy.height() }),
+  /** Whether a resize fits the graph (no user zoom or pan since the last fit). */
+  autoFit: () => autoFit.following,
   classesOf: (name: string) => cy.getElementById(name).classes(),
 };
 

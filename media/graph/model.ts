@@ -97,3 +97,54 @@ export function searchNames(names: Iterable<string>, query: string): string[] {
     .filter((n) => n.includes(q))
     .sort((a, b) => rank(a) - rank(b) || a.length - b.length || (a < b ? -1 : 1));
 }
+
+/** What following the panel's size needs from the drawing (cytoscape in the page, a fake in tests). */
+export interface FitTarget {
+  /** Re-reads the container's size (cytoscape's resize()) and returns it. */
+  resize(): { width: number; height: number };
+  /** Fits the visible graph into the view. */
+  fit(): void;
+}
+
+/**
+ * Keeps the whole graph in view while its panel changes size (the graph opened beside the editor and the
+ * preview, a sidebar toggled), until the user chooses a view of their own: after a zoom, a pan or finding an
+ * atom, resizes keep that view. Any fit of the whole graph (the Fit button, a new layout) follows the panel
+ * again. Resizes are coalesced into one fit per animation frame.
+ */
+export class AutoFit {
+  private follow = true;
+  private scheduled = false;
+
+  constructor(
+    private readonly target: FitTarget,
+    private readonly nextFrame: (run: () => void) => void,
+  ) {}
+
+  /** Whether a resize fits the graph. */
+  get following(): boolean {
+    return this.follow;
+  }
+
+  /** The container changed size (a ResizeObserver callback). */
+  resized(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.nextFrame(() => {
+      this.scheduled = false;
+      const { width, height } = this.target.resize();
+      // A hidden panel has no size: fitting into nothing would zoom out to the minimum.
+      if (this.follow && width > 0 && height > 0) this.target.fit();
+    });
+  }
+
+  /** The user zoomed, panned or brought an atom into view: resizes keep their view from now on. */
+  userChoseView(): void {
+    this.follow = false;
+  }
+
+  /** The whole graph was fitted into view: resizes fit it again. */
+  fitted(): void {
+    this.follow = true;
+  }
+}

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Atom, AtomType } from '../../src/atoms/model.js';
 import { graphSnapshot } from '../../src/views/graphSnapshot.js';
 import { isGraphToHost, isPreviewToHost } from '../../src/views/webviewMessages.js';
-import { cycleEdges, diffGraph, edgesOf, GraphIndex, searchNames } from '../../media/graph/model.js';
+import { AutoFit, cycleEdges, diffGraph, edgesOf, GraphIndex, searchNames } from '../../media/graph/model.js';
 
 function atom(name: string, type: AtomType, dependencies: string[] = []): Atom {
   return { name, type, code: `function ${name}() {}`, inputs: [], outputs: [], dependencies, description: null, version: 1, created_at: 't', updated_at: 't' };
@@ -84,4 +84,54 @@ test('webview messages are checked before the host acts on them', () => {
   assert.ok(!isPreviewToHost({ type: 'console', level: 'trace', text: 'hi', atom: null, line: null, atomLine: null }));
   assert.ok(!isPreviewToHost({ type: 'console', level: 'log', text: 'x'.repeat(10_000), atom: null, line: null, atomLine: null }));
   assert.ok(!isPreviewToHost({ type: 'runtimeError', message: 'x', stack: null, atom: null, line: 0, atomLine: null }));
+});
+
+test('the graph fits itself to its panel on resize until the user zooms or pans; Fit brings that back', () => {
+  const frames: (() => void)[] = [];
+  const flush = () => frames.splice(0).forEach((run) => run());
+  let size = { width: 900, height: 600 };
+  let fits = 0;
+  let resizes = 0;
+  const autoFit = new AutoFit(
+    {
+      resize: () => (resizes++, size),
+      fit: () => void fits++,
+    },
+    (run) => frames.push(run),
+  );
+  assert.equal(autoFit.following, true, 'a new graph follows its panel');
+
+  // Opened beside the editor and the preview: the panel narrows, in several observations in one frame.
+  size = { width: 300, height: 600 };
+  autoFit.resized();
+  autoFit.resized();
+  autoFit.resized();
+  assert.equal(fits, 0, 'nothing happens before the next frame');
+  flush();
+  assert.deepEqual({ fits, resizes }, { fits: 1, resizes: 1 }, 'one fit per frame, after cytoscape has read the new size');
+
+  // A hidden panel has no size: no fit into nothing; shown again, it fits.
+  size = { width: 0, height: 0 };
+  autoFit.resized();
+  flush();
+  assert.equal(fits, 1);
+  size = { width: 300, height: 600 };
+  autoFit.resized();
+  flush();
+  assert.equal(fits, 2);
+
+  // The user zooms or pans: resizes keep their view (cytoscape still learns the new size).
+  autoFit.userChoseView();
+  assert.equal(autoFit.following, false);
+  size = { width: 500, height: 600 };
+  autoFit.resized();
+  flush();
+  assert.deepEqual({ fits, resizes }, { fits: 2, resizes: 4 });
+
+  // Pressing Fit (or a new layout that fits) follows the panel again.
+  autoFit.fitted();
+  size = { width: 700, height: 600 };
+  autoFit.resized();
+  flush();
+  assert.equal(fits, 3);
 });
