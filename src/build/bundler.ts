@@ -2,6 +2,10 @@
  * The bundle, pure: every atom, dependencies first (ties broken by name), wrapped in a strict
  * IIFE with the contract's header, a `// --- [type] name ---` line before each atom and a Boot
  * line for the entry point.
+ *
+ * Names are checked before an atom is stored or loaded, yet nothing from an atom reaches the
+ * bundle's comments unescaped (see `commentText`), and the Boot line calls the entry point only
+ * if its name is a JavaScript identifier: a name can never become a line of code.
  */
 import { linesInsideTemplates } from '../atoms/code.js';
 import { topologicalOrder } from '../atoms/graph.js';
@@ -14,6 +18,26 @@ export interface Bundle {
 }
 
 export class BundleError extends Error {}
+
+/**
+ * Text safe inside a `//` comment line: JavaScript ends a line comment at \n, \r, U+2028 and
+ * U+2029, so those (and every other control character) are written as `\uXXXX` escapes; `*\/`
+ * is broken up too, in case the text ever lands in a block comment.
+ */
+export function commentText(text: string): string {
+  return text
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .replace(/\*\//g, '*\\/');
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function bootLines(entry: string | null): string[] {
+  if (!entry) return ['  // no core atom: nothing to start'];
+  if (!IDENTIFIER.test(entry)) return [`  // the entry point ${commentText(JSON.stringify(entry))} is not a JavaScript name: nothing started`];
+  return [`  if (typeof ${entry} === 'function') ${entry}();`];
+}
 
 /** `game_loop` or `main` among core atoms, else the last core atom in topological order. */
 export function findEntryPoint(atoms: ReadonlyMap<string, Atom>, order: readonly string[]): string | null {
@@ -111,10 +135,10 @@ export class IncrementalBundler {
       const entry = findEntryPoint(atoms, order);
       this.rendered = {
         entry,
-        orderLine: Buffer.from(`// Atoms: ${order.length}\n// Order: ${order.join(' -> ')}\n(function() {\n  "use strict";\n\n`),
-        boot: Buffer.from(
-          ['  // Boot', entry ? `  if (typeof ${entry} === 'function') ${entry}();` : '  // no core atom: nothing to start', '})();', ''].join('\n'),
+        orderLine: Buffer.from(
+          `// Atoms: ${order.length}\n// Order: ${order.map(commentText).join(' -> ')}\n(function() {\n  "use strict";\n\n`,
         ),
+        boot: Buffer.from(['  // Boot', ...bootLines(entry), '})();', ''].join('\n')),
       };
     }
     const { entry, orderLine, boot } = this.rendered;
@@ -128,7 +152,7 @@ export class IncrementalBundler {
   private chunk(atom: Atom): Buffer {
     let bytes = this.chunks.get(atom);
     if (bytes === undefined) {
-      bytes = Buffer.from(`  // --- [${atom.type}] ${atom.name} ---\n${indent(atom.code.trimEnd())}\n\n`);
+      bytes = Buffer.from(`  // --- [${commentText(atom.type)}] ${commentText(atom.name)} ---\n${indent(atom.code.trimEnd())}\n\n`);
       this.chunks.set(atom, bytes);
     }
     return bytes;
