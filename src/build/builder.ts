@@ -55,11 +55,6 @@ export class Builder {
     }
   }
 
-  /** The path as configured (absolute), whether or not it is allowed. For messages. */
-  get configuredOutputPath(): string {
-    return this.bundlePath;
-  }
-
   /**
    * Takes a new output path; the next build writes there. A path outside the workspace folder
    * is kept too, so that every build (and get_status) says why nothing is written, until the
@@ -124,7 +119,9 @@ export class Builder {
       throw new BundleUnavailable(NO_BUNDLE_YET);
     }
     // Checked again on the text itself: the file may have been replaced between the two reads.
-    if (!text.startsWith(BUNDLE_HEADER)) throw new BundleUnavailable(notABundle(path, 'read'));
+    if (!text.startsWith(BUNDLE_HEADER)) {
+      throw new BundleUnavailable(BUNDLE_HEADER.startsWith(text) ? NO_BUNDLE_YET : notABundle(path, 'read'));
+    }
     return text;
   }
 

@@ -136,6 +136,14 @@ test('an output path at an existing file that is not a bundle: atoms://bundle ne
   writeFileSync(inside, SECRET);
   const outsideKey = join(outside, 'id_rsa');
   writeFileSync(outsideKey, SECRET);
+  // Nothing built yet, at the default path: a plain answer, not a file.
+  const fresh = await AtomWorkspace.open(folder, { embeddings: noModel });
+  const freshClient = await connect(fresh);
+  try {
+    await assert.rejects(freshClient.readResource({ uri: 'atoms://bundle' }), /No bundle yet: create an atom with upsert_atom/);
+  } finally {
+    await close(fresh, freshClient);
+  }
   for (const [bundlePath, why] of [
     [outsideKey, /is outside the workspace folder/],
     ['keys/id_rsa', /keys\/id_rsa is not a bundle \(it does not start with "\/\/ === Atomic Coding Bundle ==="\).*Move that file away, or set atomicCoding\.bundle\.outputPath/],
