@@ -4,9 +4,12 @@
  * after every successful build. The frame's console output and runtime errors arrive from the prelude
  * script; each is tied to its atom (BundleMap), shown in the console panel and sent to the host's
  * output channel. A failed build replaces the frame with the error, so no stale page looks fine.
+ * The frame has its own Content-Security-Policy and nonce, fresh for every load (src/preview/csp.ts):
+ * it can run its inline scripts and load nothing from any address.
  */
 import { BundleMap, describeLocation } from '../../src/preview/bundleMap.js';
-import { composePage, inlineBundleTag, preludeScript, type PreludeReport } from '../../src/preview/page.js';
+import { makeFrameNonce } from '../../src/preview/csp.js';
+import { framePage, type PreludeReport } from '../../src/preview/page.js';
 import type { BundleLocation, HostToPreview, PreviewBuild, PreviewToHost } from '../../src/views/webviewMessages.js';
 import { isHostToPreview } from '../../src/views/webviewMessages.js';
 
@@ -21,8 +24,6 @@ const failure = $<HTMLPreElement>('build-error');
 const consoleList = $('console-list');
 const consoleCount = $('console-count');
 const external = $<HTMLAnchorElement>('external-url');
-/** The nonce of this page's CSP; the frame inherits the policy, so its scripts carry the same nonce. */
-const nonce = (document.currentScript as HTMLScriptElement | null)?.nonce ?? '';
 
 const MAX_ENTRIES = 500;
 let frame: HTMLIFrameElement | undefined;
@@ -41,18 +42,30 @@ function load(bundle: string, page: string | null, build: PreviewBuild, gen: num
   frame.title = 'Preview of latest.js';
   // Scripts run, but in an opaque origin: no access to this webview, its messages or VS Code.
   frame.setAttribute('sandbox', 'allow-scripts');
-  frame.srcdoc = composePage({ page, prelude: preludeScript('parent'), bundleTag: bundle ? inlineBundleTag(bundle, nonce) : '', nonce });
+  frame.srcdoc = framePage(page, bundle, makeFrameNonce());
   stage.append(frame);
   setState(bundle ? 'running' : 'empty', bundle ? `latest.js · ${build.atomCount} atoms · built ${time(build.createdAt)}` : 'No bundle yet: create an atom and the preview starts.');
   addEntry('info', `— reloaded: build of ${time(build.createdAt)} —`, null);
 }
 
 function showFailure(build: PreviewBuild): void {
+  showProblem(`The last build failed, so nothing runs (the previous page would be stale).\n\n${build.error ?? ''}`);
+  setState('failed', `build failed at ${time(build.createdAt)}`);
+}
+
+/** The workspace's page may not be shown: its reason instead of the page, and nothing runs. */
+function showRefused(reason: string, gen: number): void {
+  generation = gen;
+  showProblem(`The preview page was not shown, so nothing runs.\n\n${reason}`);
+  setState('refused', 'preview page refused: see the message below');
+  addEntry('error', reason, null);
+}
+
+function showProblem(text: string): void {
   frame?.remove();
   frame = undefined;
-  failure.textContent = `The last build failed, so nothing runs (the previous page would be stale).\n\n${build.error ?? ''}`;
+  failure.textContent = text;
   failure.hidden = false;
-  setState('failed', `build failed at ${time(build.createdAt)}`);
 }
 
 function setState(status: string, text: string): void {
@@ -118,7 +131,8 @@ window.addEventListener('message', (event: MessageEvent) => {
   }
   if (!isHostToPreview(data)) return;
   const m: HostToPreview = data;
-  if (m.type === 'load') load(m.bundle, m.page, m.build, m.generation);
+  if (m.type === 'load' && m.refused !== undefined) showRefused(m.refused, m.generation);
+  else if (m.type === 'load') load(m.bundle, m.page, m.build, m.generation);
   else if (m.type === 'buildFailed') showFailure(m.build);
   else {
     external.textContent = m.url;

@@ -3,6 +3,7 @@
  * prelude script in front of everything (it reports console output and runtime errors) and the bundle
  * where the page loads `latest.js`. Pure string work, shared by the webview and the loopback server.
  */
+import { frameCsp, withCsp } from './csp.js';
 
 /** The built-in page: a canvas with the id `game`, sized for the sample, and the bundle. */
 export const DEFAULT_PAGE = `<!doctype html>
@@ -35,17 +36,19 @@ export type PreludeReport =
 /**
  * The script that runs before the bundle. It wraps `console` and listens for errors and rejected
  * promises, and sends each as a PreludeReport. Over HTTP it also follows the server's build events:
- * reload after a successful build, show the error of a failed one.
+ * reload after a successful build, show the error of a failed one. `base` is the server's path of the
+ * preview (its secret prefix, ending in `/`); the reports and the events are under it.
  */
-export function preludeScript(transport: PreludeTransport): string {
+export function preludeScript(transport: PreludeTransport, base = '/'): string {
+  const at = (name: string) => JSON.stringify(base + name);
   const send =
     transport === 'parent'
       ? `function send(m) { try { parent.postMessage(m, '*'); } catch (e) {} }`
-      : `function send(m) { try { fetch('/log', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(m), keepalive: true }); } catch (e) {} }`;
+      : `function send(m) { try { fetch(${at('log')}, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(m), keepalive: true }); } catch (e) {} }`;
   const live =
     transport === 'http'
       ? `
-  var events = new EventSource('/events');
+  var events = new EventSource(${at('events')});
   events.addEventListener('reload', function () { location.reload(); });
   events.addEventListener('buildFailed', function (e) {
     var error = ''; try { error = JSON.parse(e.data).error; } catch (x) {}
@@ -114,6 +117,41 @@ export function composePage({ page, prelude, bundleTag, nonce }: ComposeOptions)
   if (/<head\b[^>]*>/i.test(html)) html = html.replace(/<head\b[^>]*>/i, (head) => `${head}${preludeTag}`);
   else html = preludeTag + html;
   return html;
+}
+
+/**
+ * The frame's whole document in the webview: the page with the prelude, the bundle inline, every script
+ * and style carrying the frame's own `nonce`, and the frame's own policy in front (see csp.ts).
+ */
+export function framePage(page: string | null, bundle: string, nonce: string): string {
+  const policies = frameCsp(nonce);
+  const html = composePage({ page, prelude: preludeScript('parent'), bundleTag: bundle ? inlineBundleTag(bundle, nonce) : '', nonce });
+  return withCsp(html, policies);
+}
+
+/**
+ * The page shown instead of a page that may not be shown (one outside the workspace folder): the
+ * reason, and nothing of the file.
+ */
+export function refusedPage(message: string): string {
+  const text = message.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return `<!doctype html>
+<html>
+<head>
+<meta charset="utf-8">
+<title>Atomic Coding preview: page refused</title>
+<style>
+  html, body { margin: 0; min-height: 100%; background: #1e1e1e; color: #f48771; font: 13px monospace; }
+  pre { margin: 0; padding: 16px; white-space: pre-wrap; }
+</style>
+</head>
+<body>
+<pre id="atomic-page-refused">The preview page was not shown.
+
+${text}</pre>
+</body>
+</html>
+`;
 }
 
 /**

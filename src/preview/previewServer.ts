@@ -2,21 +2,34 @@
  * The live preview for an external browser: a small HTTP server on 127.0.0.1 only that serves the
  * preview page and `latest.js`, pushes build events (Server-Sent Events) so the page reloads after every
  * successful build and shows the error of a failed one, and takes the page's console and error reports.
- * A request whose Host is not this loopback address is refused (no DNS rebinding onto it).
+ *
+ * Any local process and any web page can send requests to 127.0.0.1, so:
+ * - everything is under a secret path, 128 random bits chosen at every start (`/<secret>/`); any other
+ *   path is 404, so other local users and foreign pages cannot read the bundle or the page;
+ * - every response says `Cross-Origin-Resource-Policy: same-origin`, so a page of another origin that
+ *   learnt the address still cannot run latest.js with a `<script>` tag in its own origin;
+ * - a report (`POST log`) must come with this server's own Origin (browsers always send one with a POST);
+ * - a request whose Host is not this loopback address is refused (no DNS rebinding onto it).
  */
-import { readFile } from 'node:fs/promises';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Emitter } from '../util/event.js';
 import type { BundleLocation, ConsoleLevel } from '../views/webviewMessages.js';
 import { BundleMap } from './bundleMap.js';
-import { composePage, preludeScript, type PreludeReport } from './page.js';
+import { composePage, preludeScript, refusedPage, type PreludeReport } from './page.js';
+
+/** The page's HTML, null for the built-in page, or the reason the page may not be shown. */
+export type ServedPage = string | null | { refused: string };
 
 export interface PreviewServerOptions {
-  /** Where latest.js is (read on every request, so it is always the newest). */
-  bundlePath: () => string;
-  /** The page's HTML, or null for the built-in page. */
-  page: () => Promise<string | null> | string | null;
+  /**
+   * latest.js's text, asked for on every request (so it is always the newest); throws an Error saying
+   * why when there is none to show, which the page then prints as a warning instead of running.
+   */
+  bundle: () => Promise<string> | string;
+  /** The page to serve, asked for on every request of it. */
+  page: () => Promise<ServedPage> | ServedPage;
   /** 0 (default) picks a free port. */
   port?: number;
 }
@@ -40,6 +53,8 @@ export class PreviewServer {
   private lastBuild: BuildEvent | undefined;
   private map: { bundle: string; map: BundleMap } | undefined;
   private generation = 0;
+  /** The secret first part of every path: 128 random bits as hex, new at every start. */
+  private readonly secret = randomBytes(16).toString('hex');
 
   /** Fired for each console line and runtime error a browser reports. */
   readonly onDidReport = this.reports.event;
@@ -66,8 +81,14 @@ export class PreviewServer {
     return (this.server.address() as AddressInfo).port;
   }
 
+  /** The preview's address, secret path included: only whoever is given it can open the preview. */
   get url(): string {
-    return `http://127.0.0.1:${this.port}/`;
+    return `http://127.0.0.1:${this.port}${this.base}`;
+  }
+
+  /** The path every resource is under: `/<secret>/`. */
+  private get base(): string {
+    return `/${this.secret}/`;
   }
 
   /** Number of pages listening for build events. */
@@ -93,14 +114,17 @@ export class PreviewServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+    // The address holds the secret: a link or a resource of the page must not carry it elsewhere.
+    res.setHeader('Referrer-Policy', 'no-referrer');
     if (!this.isLoopbackHost(req.headers.host)) return end(res, 403, 'text/plain', 'forbidden: this preview answers only on its 127.0.0.1 address\n');
-    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    const path = this.localPath(req.url ?? '/');
     try {
-      if (req.method === 'GET' && (path === '/' || path === '/index.html')) return end(res, 200, 'text/html; charset=utf-8', await this.pageHtml());
-      if (req.method === 'GET' && path === '/latest.js') return end(res, 200, 'text/javascript; charset=utf-8', await this.bundle());
-      if (req.method === 'GET' && path === '/events') return this.subscribe(res);
-      if (req.method === 'POST' && path === '/log') return await this.receiveReport(req, res);
-      if (req.method === 'GET' && path === '/favicon.ico') return end(res, 204, 'text/plain', '');
+      if (path === null) return end(res, 404, 'text/plain', 'not found\n');
+      if (req.method === 'GET' && (path === '' || path === 'index.html')) return end(res, 200, 'text/html; charset=utf-8', await this.pageHtml());
+      if (req.method === 'GET' && path === 'latest.js') return end(res, 200, 'text/javascript; charset=utf-8', await this.bundle());
+      if (req.method === 'GET' && path === 'events') return this.subscribe(res);
+      if (req.method === 'POST' && path === 'log') return await this.receiveReport(req, res);
       return end(res, 404, 'text/plain', 'not found\n');
     } catch (err) {
       return end(res, 500, 'text/plain', `preview: ${(err as Error).message}\n`);
@@ -111,19 +135,34 @@ export class PreviewServer {
     return host === `127.0.0.1:${this.port}` || host === `localhost:${this.port}`;
   }
 
+  /** The origins of this server's own pages (the Host check admits both names). */
+  private isOwnOrigin(origin: string | undefined): boolean {
+    return origin === `http://127.0.0.1:${this.port}` || origin === `http://localhost:${this.port}`;
+  }
+
+  /** The part of a request's path after `/<secret>/`, or null when it does not start with it. */
+  private localPath(url: string): string | null {
+    const path = new URL(url, 'http://127.0.0.1').pathname;
+    const base = Buffer.from(this.base);
+    const given = Buffer.from(path.slice(0, base.length));
+    // Compared in constant time, so the answer's timing does not reveal how much of a guess was right.
+    if (given.length !== base.length || !timingSafeEqual(given, base)) return null;
+    return path.slice(base.length);
+  }
+
   private async pageHtml(): Promise<string> {
-    return composePage({
-      page: await this.options.page(),
-      prelude: preludeScript('http'),
-      bundleTag: `<script src="/latest.js?v=${this.generation}"></script>`,
-    });
+    const page = await this.options.page();
+    const prelude = preludeScript('http', this.base);
+    // A refused page: the reason, without the bundle (it would run against a page that is not there).
+    if (page !== null && typeof page === 'object') return composePage({ page: refusedPage(page.refused), prelude, bundleTag: '' });
+    return composePage({ page, prelude, bundleTag: `<script src="${this.base}latest.js?v=${this.generation}"></script>` });
   }
 
   private async bundle(): Promise<string> {
     try {
-      return await readFile(this.options.bundlePath(), 'utf8');
-    } catch {
-      return 'console.warn("No bundle yet: create an atom and the preview will reload.");\n';
+      return await this.options.bundle();
+    } catch (err) {
+      return `console.warn(${JSON.stringify((err as Error).message).replace(/</g, '\\u003c')});\n`;
     }
   }
 
@@ -136,9 +175,9 @@ export class PreviewServer {
   }
 
   private async receiveReport(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const origin = req.headers.origin;
-    if (origin !== undefined && origin !== `http://127.0.0.1:${this.port}` && origin !== `http://localhost:${this.port}`) {
-      return end(res, 403, 'text/plain', 'forbidden origin\n');
+    // Browsers send an Origin with every POST; a request without one is not from the preview's page.
+    if (!this.isOwnOrigin(req.headers.origin)) {
+      return end(res, 403, 'text/plain', `forbidden: reports are taken only from the preview's own page (Origin http://127.0.0.1:${this.port})\n`);
     }
     let body: unknown;
     try {
@@ -146,6 +185,7 @@ export class PreviewServer {
     } catch (err) {
       return end(res, 400, 'text/plain', `${(err as Error).message}\n`);
     }
+    if ((body as { kind?: unknown } | null)?.kind === 'loaded') return end(res, 204, 'text/plain', ''); // the page's load: nothing to log
     const report = await this.toReport(body);
     if (!report) return end(res, 400, 'text/plain', 'not a preview report\n');
     this.reports.fire(report);

@@ -1,18 +1,19 @@
 /**
  * The live preview's host side. The webview panel runs latest.js in the workspace's page (the setting
- * atomicCoding.preview.page, else `preview.html` at the folder's root, else a built-in canvas page) and
+ * atomicCoding.preview.page, else `preview.html` at the folder's root, else a built-in canvas page; it
+ * must lie inside the folder, src/preview/pageFile.ts) and
  * is sent the new bundle after every successful build, or the error of a failed one. Console output and
  * runtime errors of the running bundle come back tied to their atoms and go to the output channel.
  * The same preview opens in an external browser from a loopback server (src/preview/previewServer.ts).
  */
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { describeLocation } from '../preview/bundleMap.js';
-import { PreviewServer, type BrowserReport } from '../preview/previewServer.js';
+import { webviewCsp } from '../preview/csp.js';
+import { PAGE_SETTING, pagePath, readPageFile } from '../preview/pageFile.js';
+import { PreviewServer, type BrowserReport, type ServedPage } from '../preview/previewServer.js';
 import type { BuildRecord } from '../store/atomStore.js';
-import { makeNonce, type PanelDeps } from './graphPanel.js';
+import type { PanelDeps } from './graphPanel.js';
 import { isPreviewToHost, type BundleLocation, type HostToPreview, type PreviewBuild, type PreviewToHost } from './webviewMessages.js';
 
 /** Reports beyond this many per second are counted, not logged (a game loop can throw every frame). */
@@ -109,6 +110,11 @@ export class PreviewPanel implements vscode.Disposable {
       return;
     }
     const [bundle, page] = await Promise.all([readBundle(this.deps), readPage(this.deps)]);
+    if (page !== null && typeof page === 'object') {
+      // A refused page: its reason instead of the page, and no bundle (it would run against nothing).
+      await this.post({ type: 'load', bundle: '', page: null, refused: page.refused, build: info, generation: ++this.generation });
+      return;
+    }
     await this.post({ type: 'load', bundle, page, build: info, generation: ++this.generation });
   }
 
@@ -154,7 +160,7 @@ export class BrowserPreview implements vscode.Disposable {
 
   start(): Promise<PreviewServer> {
     this.server ??= PreviewServer.start({
-      bundlePath: () => bundlePath(this.deps) ?? '',
+      bundle: () => readCheckedBundle(this.deps),
       page: () => readPage(this.deps),
       port: vscode.workspace.getConfiguration('atomicCoding').get<number>('preview.port', 0),
     }).then((server) => {
@@ -189,15 +195,23 @@ function toPreviewBuild(build: BuildRecord | undefined): PreviewBuild {
   };
 }
 
-function bundlePath(deps: PanelDeps): string | undefined {
-  return deps.session?.workspace?.builder.outputPath;
+/**
+ * latest.js through the builder, which reads it only inside the workspace folder and only when it is a
+ * bundle; throws an Error saying why when there is none.
+ */
+function readCheckedBundle(deps: PanelDeps): string {
+  const builder = deps.session?.workspace?.builder;
+  if (!builder) throw new Error('No bundle yet: the workspace is not open.');
+  return builder.readBundle();
 }
 
+/**
+ * latest.js for the webview, or '' when there is none (the panel then says so; a bundle path outside
+ * the folder is reported by every build already).
+ */
 async function readBundle(deps: PanelDeps): Promise<string> {
-  const path = bundlePath(deps);
-  if (!path) return '';
   try {
-    return await readFile(path, 'utf8');
+    return readCheckedBundle(deps);
   } catch {
     return '';
   }
@@ -205,20 +219,20 @@ async function readBundle(deps: PanelDeps): Promise<string> {
 
 /**
  * Calls `onChange` when the workspace's page is edited, created or deleted, and when the setting chooses
- * another page, which is then the one watched (inside the folder or anywhere, by absolute path).
+ * another page, which is then the one watched (a page outside the folder is refused when read).
  */
 function watchPage(folder: vscode.Uri, onChange: () => void): vscode.Disposable {
   let watcher: vscode.Disposable | undefined;
   const watch = () => {
     watcher?.dispose();
-    const { path } = pageLocation(folder);
+    const path = pagePath(folder.fsPath, pageSetting(folder));
     const files = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dirname(path)), basename(path)));
     const subscriptions = [files, files.onDidChange(onChange), files.onDidCreate(onChange), files.onDidDelete(onChange)];
     watcher = vscode.Disposable.from(...subscriptions);
   };
   watch();
   const settings = vscode.workspace.onDidChangeConfiguration((e) => {
-    if (!e.affectsConfiguration('atomicCoding.preview.page', folder)) return;
+    if (!e.affectsConfiguration(PAGE_SETTING, folder)) return;
     watch();
     onChange();
   });
@@ -228,24 +242,31 @@ function watchPage(folder: vscode.Uri, onChange: () => void): vscode.Disposable 
   });
 }
 
-/** Where the workspace's page is: the setting (relative to the folder, or absolute), else `preview.html` at its root. */
-function pageLocation(folder: vscode.Uri): { path: string; chosen: boolean } {
-  const setting = vscode.workspace.getConfiguration('atomicCoding', folder).get<string>('preview.page', '');
-  if (!setting) return { path: join(folder.fsPath, 'preview.html'), chosen: false };
-  return { path: isAbsolute(setting) ? setting : join(folder.fsPath, setting), chosen: true };
+/** The setting atomicCoding.preview.page of the folder ('' when unset). */
+function pageSetting(folder: vscode.Uri): string {
+  const setting = vscode.workspace.getConfiguration('atomicCoding', folder).get<unknown>('preview.page', '');
+  return typeof setting === 'string' ? setting : '';
 }
 
-/** The workspace's page: the setting, else `preview.html` at the folder's root; null for the built-in one. */
-async function readPage(deps: PanelDeps): Promise<string | null> {
+/** The last refusal logged, so a refused page is logged once, not at every build. */
+let loggedRefusal: string | undefined;
+
+/**
+ * The workspace's page: the setting, else `preview.html` at the folder's root, null for the built-in one,
+ * or the reason it is refused (it lies outside the folder), which is logged.
+ */
+async function readPage(deps: PanelDeps): Promise<ServedPage> {
   if (!deps.session) return null;
-  const { path, chosen } = pageLocation(deps.session.folder);
-  if (!chosen && !existsSync(path)) return null;
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    deps.log.warn(`preview: could not read the page ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); using the built-in page`);
+  const page = await readPageFile(deps.session.folder.fsPath, pageSetting(deps.session.folder));
+  if (page.kind !== 'refused') loggedRefusal = undefined;
+  if (page.kind === 'page') return page.html;
+  if (page.kind === 'builtin') {
+    if (page.warning) deps.log.warn(`preview: ${page.warning}`);
     return null;
   }
+  if (loggedRefusal !== page.message) deps.log.error(`preview: ${page.message}`);
+  loggedRefusal = page.message;
+  return { refused: page.message };
 }
 
 function logReport(deps: PanelDeps, r: BrowserReport): void {
@@ -291,19 +312,10 @@ class RateLimiter {
 }
 
 function previewHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  const nonce = makeNonce();
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', 'preview.js'));
   const css = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'preview', 'preview.css'));
-  // The game's frame (srcdoc) inherits this policy: its scripts and styles run with the same nonce.
-  const csp = [
-    "default-src 'none'",
-    `style-src ${webview.cspSource} 'nonce-${nonce}'`,
-    `img-src ${webview.cspSource} data: blob:`,
-    `media-src data: blob:`,
-    `font-src ${webview.cspSource} data:`,
-    `script-src 'nonce-${nonce}'`,
-    `frame-src 'self' about:`,
-  ].join('; ');
+  // The game's frame (srcdoc) inherits this policy and adds its own, with its own nonce (src/preview/csp.ts).
+  const csp = webviewCsp(webview.cspSource);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -325,7 +337,7 @@ function previewHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string 
   <div class="console-header"><span>Console <span id="console-count">0</span></span> <button id="clear" title="Clear the console">Clear</button></div>
   <div id="console-list" role="log" aria-label="Console output and errors of the running bundle"></div>
 </div>
-<script nonce="${nonce}" src="${script}"></script>
+<script src="${script}"></script>
 </body>
 </html>`;
 }

@@ -56,8 +56,11 @@ export interface PreviewBuild {
 }
 
 export type HostToPreview =
-  /** Run this bundle in this page (the page is the workspace's own or null for the built-in one). */
-  | { type: 'load'; bundle: string; page: string | null; build: PreviewBuild; generation: number }
+  /**
+   * Run this bundle in this page (the page is the workspace's own or null for the built-in one); with
+   * `refused`, show that reason instead: the workspace's page may not be shown (it is outside the folder).
+   */
+  | { type: 'load'; bundle: string; page: string | null; refused?: string; build: PreviewBuild; generation: number }
   /** The last build failed: show its error instead of the previous, now stale, page. */
   | { type: 'buildFailed'; build: PreviewBuild }
   /** The loopback address the preview is served on for an external browser. */
@@ -150,7 +153,7 @@ export function isHostToGraph(m: unknown): m is HostToGraph {
 /** True when `m` is a well-formed message from the host to the preview webview. */
 export function isHostToPreview(m: unknown): m is HostToPreview {
   if (!isRecord(m)) return false;
-  if (m.type === 'load') return typeof m.bundle === 'string' && (m.page === null || typeof m.page === 'string') && isRecord(m.build) && isCount(m.generation);
+  if (m.type === 'load') return typeof m.bundle === 'string' && (m.page === null || typeof m.page === 'string') && (m.refused === undefined || isString(m.refused)) && isRecord(m.build) && isCount(m.generation);
   if (m.type === 'buildFailed') return isRecord(m.build);
   if (m.type === 'external') return isString(m.url, 2048);
   return false;

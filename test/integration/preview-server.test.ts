@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
@@ -28,7 +28,7 @@ async function withServer(page: string | null, run: (server: PreviewServer, bund
   const dir = tempDir('atomic-preview-');
   const bundlePath = join(dir, 'latest.js');
   writeFileSync(bundlePath, createBundle(cube.map(toAtom)).code);
-  const server = await PreviewServer.start({ bundlePath: () => bundlePath, page: () => page });
+  const server = await PreviewServer.start({ bundle: () => readFileSync(bundlePath, 'utf8'), page: () => page });
   try {
     await run(server, bundlePath);
   } finally {
@@ -38,27 +38,28 @@ async function withServer(page: string | null, run: (server: PreviewServer, bund
 
 test('serves the page with the prelude and the bundle, on 127.0.0.1 only', async () => {
   await withServer(null, async (server, bundlePath) => {
-    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\/$/);
+    const base = new URL(server.url).pathname;
     const page = await fetch(server.url);
     assert.equal(page.status, 200);
     const html = await page.text();
     assert.match(html, /<canvas id="game"/);
-    assert.match(html, /new EventSource\('\/events'\)/);
-    assert.match(html, /<script src="\/latest\.js\?v=0"><\/script>/);
-    const js = await fetch(new URL('/latest.js', server.url));
+    assert.ok(html.includes(`new EventSource("${base}events")`));
+    assert.ok(html.includes(`<script src="${base}latest.js?v=0"></script>`));
+    const js = await fetch(new URL('latest.js', server.url));
     assert.equal(js.headers.get('content-type'), 'text/javascript; charset=utf-8');
     assert.equal(await js.text(), (await import('node:fs')).readFileSync(bundlePath, 'utf8'));
-    assert.equal((await fetch(new URL('/nope', server.url))).status, 404);
+    assert.equal((await fetch(new URL('nope', server.url))).status, 404);
     // DNS rebinding: another host name pointing at 127.0.0.1 is refused.
-    assert.equal(await raw(server.port, '/', `evil.example:${server.port}`), 403);
-    assert.equal(await raw(server.port, '/', `localhost:${server.port}`), 200);
+    assert.equal(await raw(server.port, base, `evil.example:${server.port}`), 403);
+    assert.equal(await raw(server.port, base, `localhost:${server.port}`), 200);
   });
 });
 
 test("uses the workspace's own page", async () => {
   await withServer('<html><head></head><body><div id="mine"></div><script src="latest.js"></script></body></html>', async (server) => {
     const html = await (await fetch(server.url)).text();
-    assert.ok(html.includes('<div id="mine"></div><script src="/latest.js?v=0"></script>'));
+    assert.ok(html.includes(`<div id="mine"></div><script src="${new URL(server.url).pathname}latest.js?v=0"></script>`));
     assert.ok(html.indexOf('EventSource') < html.indexOf('id="mine"'));
   });
 });
@@ -66,7 +67,7 @@ test("uses the workspace's own page", async () => {
 test('pushes reload after a successful build and the error of a failed one', async () => {
   await withServer(null, async (server) => {
     const controller = new AbortController();
-    const res = await fetch(new URL('/events', server.url), { signal: controller.signal });
+    const res = await fetch(new URL('events', server.url), { signal: controller.signal });
     assert.equal(res.headers.get('content-type'), 'text/event-stream');
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
@@ -86,7 +87,7 @@ test('pushes reload after a successful build and the error of a failed one', asy
     await readUntil('event: buildFailed\ndata: {"error":"build failed: a cycle"}');
     controller.abort();
     // A page that connects after a failed build is told at once.
-    const again = await fetch(new URL('/events', server.url));
+    const again = await fetch(new URL('events', server.url));
     const first = await again.body!.getReader().read();
     assert.match(decoder.decode(first.value), /buildFailed|atomic coding preview/);
     await again.body!.cancel().catch(() => {});
@@ -99,10 +100,11 @@ test('a console report from the page is mapped to the atom of its stack frame', 
     const line = code.split('\n').findIndex((l) => l.includes('function player_jump(')) + 2;
     const reports: BrowserReport[] = [];
     server.onDidReport((r) => reports.push(r));
-    const post = (body: unknown, origin?: string) =>
-      fetch(new URL('/log', server.url), {
+    const own = new URL(server.url).origin;
+    const post = (body: unknown, origin = own) =>
+      fetch(new URL('log', server.url), {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', ...(origin ? { Origin: origin } : {}) },
+        headers: { 'Content-Type': 'application/json', Origin: origin },
         body: JSON.stringify(body),
       });
     const ok = await post({ source: 'atomic-preview', kind: 'console', level: 'warn', text: 'low', stack: `Error\n at console.warn (x)\n at player_jump (http://127.0.0.1/latest.js?v=0:${line}:3)` });

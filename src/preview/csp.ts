@@ -1,0 +1,57 @@
+/**
+ * The Content-Security-Policies of the preview webview and of the frame inside it that runs the
+ * workspace's page and latest.js. Pure strings, shared by the host (the webview's page) and the
+ * webview (the frame's page).
+ *
+ * The frame is an `about:srcdoc` document, and such a document inherits its parent's policy: both the
+ * webview's policy and the frame's own apply to it, and a script runs only when both allow it. So:
+ * - the webview's script-src admits inline scripts without a nonce ('unsafe-inline'; a nonce there would
+ *   switch it off), or the frame could only run scripts carrying the webview's own nonce, which would
+ *   then be known to the page's code, and a nonce allows a script from any address;
+ * - the frame's own policy admits only inline scripts that carry the frame's nonce, fresh for every
+ *   load, and no address at all: the page and the atoms cannot load code or styles from the network
+ *   (nor from the webview's resources) into VS Code.
+ * The webview's page itself has no inline script and builds its DOM with textContent only.
+ */
+
+/** The webview's policy: its own script and stylesheet from the extension, nothing from elsewhere. */
+export function webviewCsp(cspSource: string): string {
+  return [
+    "default-src 'none'",
+    `style-src ${cspSource} 'unsafe-inline'`,
+    `img-src ${cspSource} data: blob:`,
+    'media-src data: blob:',
+    `font-src ${cspSource} data:`,
+    `script-src ${cspSource} 'unsafe-inline'`,
+    "frame-src 'self' about:",
+  ].join('; ');
+}
+
+/**
+ * The frame's own policies, which apply together. The first admits only elements carrying `nonce`; the
+ * second only inline code. Together: inline scripts and styles that carry the frame's nonce, and images,
+ * sounds and fonts from data: and blob: addresses; no network address anywhere.
+ */
+export function frameCsp(nonce: string): string[] {
+  if (!/^[A-Za-z0-9_-]{16,}$/.test(nonce)) throw new Error('frameCsp: the nonce must be at least 16 letters, digits, "-" or "_"');
+  return [
+    `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src data: blob:; media-src data: blob:; font-src data:; base-uri 'none'; form-action 'none'`,
+    "script-src 'unsafe-inline'; style-src 'unsafe-inline'",
+  ];
+}
+
+/** A fresh nonce for one frame (128 random bits as hex): never the webview's, never reused. */
+export function makeFrameNonce(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * `html` with the policies as `<meta>` elements in front of everything (after the doctype, which keeps
+ * the page in standards mode), so no script of the page can run before they apply.
+ */
+export function withCsp(html: string, policies: readonly string[]): string {
+  const metas = policies.map((p) => `<meta http-equiv="Content-Security-Policy" content="${p.replace(/"/g, '&quot;')}">`).join('');
+  const doctype = /^\uFEFF?\s*<!doctype\b[^>]*>/i.exec(html);
+  return doctype ? doctype[0] + metas + html.slice(doctype[0].length) : metas + html;
+}
