@@ -1,20 +1,26 @@
 /**
  * The Streamable HTTP host: one MCP session per client on 127.0.0.1, behind the auth gate.
  * `GET /health` answers without a token; `/mcp` needs `Authorization: Bearer <token>`.
- * It writes `.atomic/server.json` (owner-only) so local clients and the CLI bridge find it.
+ * It writes `.atomic/server.json` (owner-only) so local clients and the CLI bridge find it, and
+ * answers the bridge's health challenge (see `healthProof`) so the bridge can tell it from a
+ * server.json that some other program wrote.
+ *
+ * Sessions: an id is 128 random bits and is the session's only secret (see `newSessionId`). A client
+ * that never ends its session (DELETE /mcp) does not hold a slot for ever: at the cap, a new client
+ * takes the place of the least recently used idle session. A session with a request in flight or an
+ * open GET stream is live and never reclaimed; only when all are live is a new client refused.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
-import { chmodSync, readFileSync, unlinkSync } from 'node:fs';
+import { chmodSync, readFileSync, realpathSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { SERVER_NAME, VERSION } from '../version.js';
+import { VERSION } from '../version.js';
 import { writeFileAtomicSync } from '../util/atomicFile.js';
 import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';
-import { hasValidToken, isAllowedOrigin, isLoopbackHost, newToken } from './auth.js';
+import { CHALLENGE_HEADER, hasValidToken, healthProof, isAllowedOrigin, isChallenge, isLoopbackHost, newSessionId, newToken, PROOF_HEADER } from './auth.js';
 import { createMcpServer, SessionRegistry } from './server.js';
 import type { ToolDefinition } from './tool.js';
 
@@ -24,7 +30,7 @@ export interface HttpHostOptions {
   token?: string;
   /** Largest accepted request body; default 4 MiB (an atom is at most 2 KB, a batch far less than this). */
   maxBodyBytes?: number;
-  /** Most sessions at once; default 64. */
+  /** Most sessions at once; default 64. At the cap the least recently used idle one makes room. */
   maxSessions?: number;
   /** Sessions idle this long are closed; default 30 minutes. */
   sessionIdleMs?: number;
@@ -42,15 +48,30 @@ export interface ServerInfo {
   workspace: string;
 }
 
+/** The name `GET /health` gives, as the contract has it (initialize names the server `atomic-coding`). */
+export const HEALTH_SERVER_NAME = 'atomic-coding-mcp';
+
 interface Session {
+  /** A number for the logs: the id is the session's secret and is never logged. */
+  seq: number;
   transport: StreamableHTTPServerTransport;
   server: Server;
+  /** When a request of the session last started or ended (the idle sweep). */
   lastSeen: number;
+  /** The same as an ever-growing tick, so the least recently used session is never a tie. */
+  lastUse: number;
+  /** Requests in flight, an open GET stream included: a busy session is never reclaimed. */
+  busy: number;
 }
 
 export class McpHttpHost {
   readonly sessions = new SessionRegistry();
   private readonly live = new Map<string, Session>();
+  /** Sessions whose initialize is being answered and not yet in `live`. */
+  private opening = 0;
+  private seq = 0;
+  private tick = 0;
+  private workspaceRealPath = '';
   private http!: HttpServer;
   private sweeper: NodeJS.Timeout | undefined;
   private infoFile: string | undefined;
@@ -80,6 +101,11 @@ export class McpHttpHost {
   }
 
   private async listen(): Promise<void> {
+    try {
+      this.workspaceRealPath = realpathSync(this.workspace.dir);
+    } catch {
+      this.workspaceRealPath = this.workspace.dir;
+    }
     this.http = createServer((req, res) => {
       this.handle(req, res).catch((err) => {
         this.log.error(`http: ${(err as Error).stack ?? err}`);
@@ -120,7 +146,9 @@ export class McpHttpHost {
     const accept = req.headers.accept ?? '';
     if (path === '/health' || (path === '/mcp' && req.method === 'GET' && !accept.includes('text/event-stream'))) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { error: 'use GET' });
-      return sendJson(res, 200, { status: 'ok', server: SERVER_NAME, version: VERSION });
+      const challenge = headerValue(req.headers[CHALLENGE_HEADER]);
+      if (isChallenge(challenge)) res.setHeader(PROOF_HEADER, healthProof(this.token, challenge, this.workspaceRealPath));
+      return sendJson(res, 200, { status: 'ok', server: HEALTH_SERVER_NAME, version: VERSION });
     }
     if (path !== '/mcp') return sendJson(res, 404, { error: 'not found: the MCP endpoint is /mcp' });
     if (!hasValidToken(req.headers.authorization, this.token)) {
@@ -144,26 +172,39 @@ export class McpHttpHost {
     const sessionId = headerValue(req.headers['mcp-session-id']);
     if (sessionId) {
       const session = this.live.get(sessionId);
+      // One answer for an id that expired, was reclaimed or never existed: no oracle for guessing.
       if (!session) return sendJson(res, 404, rpcError(-32001, 'Session not found: it expired or the server restarted; initialize again'));
-      session.lastSeen = Date.now();
+      this.track(session, res);
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitialize(body)) {
       return sendJson(res, 400, rpcError(-32000, 'Bad Request: no Mcp-Session-Id header; start with an initialize request'));
     }
-    if (this.live.size >= (this.options.maxSessions ?? 64)) {
-      return sendJson(res, 503, rpcError(-32000, 'too many open sessions; close one (DELETE /mcp) and retry'));
+    const max = this.options.maxSessions ?? 64;
+    if (this.live.size + this.opening >= max && !this.reclaimIdle()) {
+      return sendJson(
+        res,
+        503,
+        rpcError(-32000, `too many busy sessions: all ${max} have a request in flight or an open stream; retry in a moment, or end one (DELETE /mcp)`),
+      );
     }
-    await this.openSession(req, res, body);
+    this.opening++;
+    try {
+      await this.openSession(req, res, body);
+    } finally {
+      this.opening--;
+    }
   }
 
   private async openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const server = createMcpServer({ workspace: this.workspace, log: this.log, sessions: this.sessions, tools: this.options.tools });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: newSessionId,
       onsessioninitialized: (id) => {
-        this.live.set(id, { transport, server, lastSeen: Date.now() });
-        this.log.info(`mcp: session ${id.slice(0, 8)} opened (${this.live.size} open)`);
+        const session: Session = { seq: ++this.seq, transport, server, lastSeen: 0, lastUse: 0, busy: 0 };
+        this.live.set(id, session);
+        this.track(session, res); // the initialize answer is still being written
+        this.log.info(`mcp: session #${session.seq} opened (${this.live.size} open)`);
       },
       onsessionclosed: (id) => this.forget(id),
     });
@@ -174,18 +215,42 @@ export class McpHttpHost {
     await transport.handleRequest(req, res, body);
   }
 
-  private forget(id: string): void {
+  /** Marks `session` busy until `res` is done (answered, stream ended, or the client went away). */
+  private track(session: Session, res: ServerResponse): void {
+    const touch = () => {
+      session.lastSeen = Date.now();
+      session.lastUse = ++this.tick;
+    };
+    touch();
+    session.busy++;
+    res.once('close', () => {
+      session.busy--;
+      touch();
+    });
+  }
+
+  /** Closes the least recently used session with nothing in flight; false when every session is busy. */
+  private reclaimIdle(): boolean {
+    let oldest: [string, Session] | undefined;
+    for (const entry of this.live) if (entry[1].busy === 0 && (!oldest || entry[1].lastUse < oldest[1].lastUse)) oldest = entry;
+    if (!oldest) return false;
+    this.forget(oldest[0], 'to make room for a new client (least recently used)');
+    return true;
+  }
+
+  private forget(id: string, why = ''): void {
     const session = this.live.get(id);
     if (!session) return;
     this.live.delete(id);
     this.sessions.remove(session.server);
     void session.server.close().catch(() => {});
-    this.log.info(`mcp: session ${id.slice(0, 8)} closed (${this.live.size} open)`);
+    this.log.info(`mcp: session #${session.seq} closed${why ? ` ${why}` : ''} (${this.live.size} open)`);
   }
 
+  /** Closes sessions idle for `idleMs`; one with a request in flight or an open stream is not idle. */
   private sweep(idleMs: number): void {
     const now = Date.now();
-    for (const [id, s] of this.live) if (now - s.lastSeen > idleMs) this.forget(id);
+    for (const [id, s] of this.live) if (s.busy === 0 && now - s.lastSeen > idleMs) this.forget(id, 'after being idle');
   }
 
   async close(): Promise<void> {

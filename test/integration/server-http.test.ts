@@ -48,7 +48,7 @@ function raw(
 const dbFiles = () => readFileSync(join(workspace, '.atomic', 'atoms.db')).toString('base64') + readFileSync(join(workspace, '.atomic', 'atoms.journal')).toString('base64');
 
 test('health answers without a token, on /health and on a plain GET of the endpoint', async () => {
-  const expected = { status: 'ok', server: 'atomic-coding', version: JSON.parse(readFileSync('package.json', 'utf8')).version };
+  const expected = { status: 'ok', server: 'atomic-coding-mcp', version: JSON.parse(readFileSync('package.json', 'utf8')).version };
   assert.deepEqual(JSON.parse((await raw('/health')).body), expected);
   assert.deepEqual(JSON.parse((await raw('/mcp')).body), expected);
 });
