@@ -3,16 +3,15 @@
  * tests. `atomic-coding serve --workspace DIR [--port N] [--stdio]`.
  */
 import { parseArgs } from 'node:util';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { AtomError } from './atoms/errors.js';
 import { McpHttpHost } from './mcp/http.js';
-import { discoverServer, runBridge, type RemoteServer } from './mcp/bridge.js';
+import { bridgeIfServed } from './mcp/bridge.js';
 import { serveStdio } from './mcp/stdio.js';
 import { benchTools } from './mcp/tools/bench.js';
 import { allTools } from './mcp/tools/index.js';
-import type { ToolDefinition } from './mcp/tool.js';
-import { isProcessAlive, readLock, WorkspaceLockedError } from './store/lock.js';
-import { stderrLogger, type Logger, type LogLevel } from './util/log.js';
+import { WorkspaceLockedError } from './store/lock.js';
+import { stderrLogger, type LogLevel } from './util/log.js';
 import { VERSION } from './version.js';
 import { AtomWorkspace } from './workspace.js';
 
@@ -23,6 +22,7 @@ Serves the atoms of a workspace over MCP.
   --port N          HTTP port on 127.0.0.1 (default 0: a free port)
   --stdio           speak MCP on stdin/stdout instead of HTTP (logs go to stderr); if a server
                     for the workspace is running (VS Code), bridge to it instead of opening the store
+                    (only to a live server of yours on loopback that proves it serves this folder)
   --log-level L     how much to log on stderr (default info)
   --version, --help`;
 
@@ -65,20 +65,9 @@ async function main(argv: string[]): Promise<number> {
   const dir = resolve(values.workspace ?? process.cwd());
   const tools = values['bench-tools'] ? [...allTools, ...benchTools] : allTools;
 
-  if (values.stdio && !values['bench-tools']) {
-    // One writer per workspace: when VS Code (or another `serve`) already serves this folder, talk to it.
-    const remote = (await discoverServer(dir)) ?? (lockedByLiveProcess(dir) ? await waitForServer(dir) : undefined);
-    if (remote) {
-      log.info(`${dir} is served by ${remote.url}: bridging stdio to it`);
-      const takeover = new Takeover(dir, log, tools);
-      try {
-        await runBridge({ discover: () => takeover.discover(), log });
-      } finally {
-        await takeover.close();
-      }
-      return 0;
-    }
-  }
+  // One writer per workspace: when VS Code (or another `serve`) already serves this folder, talk to it.
+  // A server.json that is not provably that server's is reported and ignored (see inspectServerInfo).
+  if (values.stdio && !values['bench-tools'] && (await bridgeIfServed(dir, log, tools))) return 0;
 
   let workspace: AtomWorkspace;
   try {
@@ -116,60 +105,6 @@ async function main(argv: string[]): Promise<number> {
   await host.close();
   await workspace.close();
   return 0;
-}
-
-/**
- * When the server a bridge talks to dies, the next process takes over: the first bridge to find
- * the workspace unlocked opens it and serves it over HTTP (writing server.json), and bridges to
- * itself; the other bridges find that new server in server.json. So one process writes, always.
- */
-class Takeover {
-  private local: { workspace: AtomWorkspace; host: McpHttpHost } | undefined;
-
-  constructor(
-    private readonly dir: string,
-    private readonly log: Logger,
-    private readonly tools: ToolDefinition[],
-  ) {}
-
-  async discover(): Promise<RemoteServer | undefined> {
-    if (this.local) return { url: this.local.host.url, headers: { Authorization: `Bearer ${this.local.host.token}` } };
-    const remote = await discoverServer(this.dir);
-    if (remote) return remote;
-    try {
-      const workspace = await AtomWorkspace.open(this.dir, { log: this.log });
-      const host = await McpHttpHost.start(workspace, this.log, { tools: this.tools });
-      this.local = { workspace, host };
-      this.log.info(`the server of ${this.dir} is gone: this process took over as its writer at ${host.url}`);
-      return this.discover();
-    } catch (err) {
-      if (err instanceof WorkspaceLockedError) return waitForServer(this.dir); // another process took over first
-      this.log.error(`could not take over ${this.dir}: ${(err as Error).message}`);
-      return undefined;
-    }
-  }
-
-  async close(): Promise<void> {
-    if (!this.local) return;
-    await this.local.host.close();
-    await this.local.workspace.close();
-  }
-}
-
-/** True when another live process holds the workspace lock (it may still be starting its server). */
-function lockedByLiveProcess(dir: string): boolean {
-  const owner = readLock(join(dir, '.atomic', 'lock'));
-  return owner !== undefined && owner.pid !== process.pid && isProcessAlive(owner.pid);
-}
-
-/** Waits up to five seconds for the lock holder to announce its server in server.json. */
-async function waitForServer(dir: string): Promise<RemoteServer | undefined> {
-  for (let i = 0; i < 50; i++) {
-    const remote = await discoverServer(dir);
-    if (remote) return remote;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return undefined;
 }
 
 function fail(message: string): number {
