@@ -42,6 +42,8 @@ export class EmbedQueue {
 
   /** Embeds `name` soon; the promise settles when its current text is embedded (or cannot be). */
   request(name: string, urgent: boolean): Promise<void> {
+    // Stopped (the index is closing): nothing will run again, so nobody may wait for it.
+    if (this.stopped) return Promise.resolve();
     if (urgent) {
       this.background.delete(name);
       this.urgent.add(name);
