@@ -304,7 +304,7 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     // 6b. The same preview in an external browser, from the loopback server.
     await preview.locator('#open-external').click();
     const externalUrl = await until('the external address', async () => preview.evaluate(() => document.getElementById('external-url').textContent || undefined));
-    check('the external preview is served on 127.0.0.1 only', /^http:\/\/127\.0\.0\.1:\d+\/$/.test(externalUrl), externalUrl);
+    check('the external preview is served on 127.0.0.1 only, under its secret path', /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\/$/.test(externalUrl), externalUrl);
     const tab = await browser.newPage();
     await tab.goto(externalUrl);
     const tabCube = await until('the game in the browser tab', () =>
