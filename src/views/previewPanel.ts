@@ -1,9 +1,9 @@
 /**
  * The live preview's host side. The webview panel runs latest.js in the workspace's page (the setting
- * atomicCoding.preview.page, else `preview.html` at the folder's root, else a built-in canvas page; it
- * must lie inside the folder, src/preview/pageFile.ts) and
- * is sent the new bundle after every successful build, or the error of a failed one. Console output and
- * runtime errors of the running bundle come back tied to their atoms and go to the output channel.
+ * atomicCoding.preview.page, else `preview.html` at the folder's root, else a built-in canvas page; a
+ * page outside the folder is refused, src/preview/pageFile.ts) and is sent the new bundle after every
+ * successful build, or the error of a failed one. Console output and runtime errors of the running
+ * bundle come back tied to their atoms and go to the output channel.
  * The same preview opens in an external browser from a loopback server (src/preview/previewServer.ts).
  */
 import { basename, dirname } from 'node:path';
