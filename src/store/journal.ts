@@ -72,14 +72,30 @@ export function readJournal(file: string): { entries: JournalEntry[]; validBytes
     if (tab < 0) break;
     const json = line.slice(0, tab);
     if (checksum(json) !== line.slice(tab + 1)) break;
+    let entry: JournalEntry;
     try {
-      entries.push(JSON.parse(json) as JournalEntry);
+      entry = JSON.parse(json) as JournalEntry;
     } catch {
       break;
     }
+    // A checksum proves a line whole, not that this program wrote it (anyone can compute one):
+    // a line not shaped like an entry is corrupt. The atoms in it are checked by the store.
+    if (!isEntryShaped(entry)) break;
+    entries.push(entry);
     offset = newline + 1;
   }
   return { entries, validBytes: offset, totalBytes: data.length };
+}
+
+function isEntryShaped(value: unknown): value is JournalEntry {
+  const e = value as Partial<JournalEntry> | null;
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    Number.isSafeInteger(e.seq) &&
+    Array.isArray(e.ops) &&
+    e.ops.every((op) => typeof op === 'object' && op !== null && typeof (op as { op?: unknown }).op === 'string')
+  );
 }
 
 export class Journal {

@@ -1,6 +1,10 @@
 /**
  * The database schema and its migrations. `schema_version` in `meta` tells which migrations
  * ran; a database from a newer version is refused with what to do, never rewritten.
+ *
+ * A database is also someone else's file: a cloned repository brings its own `.atomic/atoms.db`.
+ * Whatever in it is not this schema (a trigger that rewrites the code a user saves later, a
+ * view, a table or index of its own) is removed before anything is written to it.
  */
 import type { Database } from 'sql.js';
 import { AtomError } from '../atoms/errors.js';
@@ -67,9 +71,80 @@ function readVersion(db: Database): number {
   return rows.length ? Number(rows[0]!.values[0]![0]) : 0;
 }
 
-/** Brings the database up to SCHEMA_VERSION; returns the version found before. */
-export function migrate(db: Database, file: string): number {
+/** A schema object found in a database that this version did not create, and removed. */
+export interface RemovedObject {
+  type: string;
+  name: string;
+}
+
+/** Tables and indexes the migrations create, by name (read from their own text, so they never drift). */
+const KNOWN = (() => {
+  const tables = new Set<string>(['sqlite_sequence']); // SQLite's own, for AUTOINCREMENT
+  const indexes = new Set<string>();
+  for (const sql of Object.values(MIGRATIONS)) {
+    for (const m of sql.matchAll(/CREATE\s+(TABLE|INDEX)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)/gi)) {
+      (m[1]!.toUpperCase() === 'TABLE' ? tables : indexes).add(m[2]!);
+    }
+  }
+  return { tables, indexes };
+})();
+
+function isKnown(type: string, name: string, table: string): boolean {
+  if (type === 'table') return KNOWN.tables.has(name);
+  if (type === 'index') {
+    // SQLite's own indexes for PRIMARY KEY and UNIQUE constraints of our tables.
+    return KNOWN.indexes.has(name) || (KNOWN.tables.has(table) && name.startsWith(`sqlite_autoindex_${table}_`));
+  }
+  return false; // every trigger and view: this schema has none
+}
+
+/** SQL for an identifier, whatever characters the name holds. */
+function quoteName(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/**
+ * Drops every trigger, view, table and index this schema does not define, and returns what it
+ * dropped. Triggers go first: they are the danger (one `AFTER INSERT ON atoms` can rewrite every
+ * atom saved from then on), and dropping a table takes its triggers with it.
+ */
+export function removeForeignObjects(db: Database, file: string): RemovedObject[] {
+  const rank: Record<string, number> = { trigger: 0, view: 1, index: 2, table: 3 };
+  const found = (db.exec('SELECT type, name, tbl_name FROM sqlite_master')[0]?.values ?? [])
+    .map(([type, name, table]) => ({ type: String(type), name: String(name), table: String(table) }))
+    .filter((o) => !isKnown(o.type, o.name, o.table))
+    .sort((a, b) => (rank[a.type] ?? 4) - (rank[b.type] ?? 4));
+  const removed: RemovedObject[] = [];
+  for (const o of found) {
+    const kind = o.type.toUpperCase();
+    try {
+      if (!(o.type in rank)) throw new Error(`unknown kind of schema object "${o.type}"`);
+      db.run(`DROP ${kind} IF EXISTS ${quoteName(o.name)}`);
+    } catch (err) {
+      throw new AtomError(
+        'storage',
+        `${file} holds ${o.type} ${JSON.stringify(o.name)}, which is not part of the Atomic Coding schema and could not be removed ` +
+          `(${(err as Error).message}). Nothing was loaded or changed: restore atoms.db from a copy you trust, or move it away to start empty.`,
+      );
+    }
+    removed.push({ type: o.type, name: o.name });
+  }
+  return removed;
+}
+
+/**
+ * Brings the database up to SCHEMA_VERSION after removing whatever is not its schema (see
+ * removeForeignObjects); returns the version found before and what was removed.
+ */
+export function prepareSchema(db: Database, file: string): { found: number; removed: RemovedObject[] } {
   const found = readVersion(db);
+  checkNotNewer(found, file);
+  const removed = removeForeignObjects(db, file);
+  migrate(db, file);
+  return { found, removed };
+}
+
+function checkNotNewer(found: number, file: string): void {
   if (found > SCHEMA_VERSION) {
     throw new AtomError(
       'storage',
@@ -77,6 +152,12 @@ export function migrate(db: Database, file: string): number {
         'Update the Atomic Coding extension or command line, then open the workspace again.',
     );
   }
+}
+
+/** Brings the database up to SCHEMA_VERSION; returns the version found before. */
+export function migrate(db: Database, file: string): number {
+  const found = readVersion(db);
+  checkNotNewer(found, file);
   for (let v = found + 1; v <= SCHEMA_VERSION; v++) {
     db.run('BEGIN');
     try {

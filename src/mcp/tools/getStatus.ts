@@ -9,7 +9,15 @@ export interface WorkspaceStatus {
   last_build: { status: string; at: string; order_length: number; duration_ms: number | null; error: string | null } | null;
   embeddings: { provider: string; embedded: number; pending: number; fresh: boolean };
   server: { version: string; connected_clients: number };
+  /**
+   * What the last open of the database refused (see AtomStore.openReport): atoms that fail the
+   * checks of an upsert, and schema objects that are not Atomic Coding's. Empty lists normally.
+   */
+  refused_at_open: { atoms: { name: string; reason: string; source: 'database' | 'journal' }[]; removed: { type: string; name: string }[] };
 }
+
+/** At most this many refused atoms are named in the text (all are in the structured result). */
+const LISTED = 10;
 
 /**
  * Everything here is a counter or a field already in memory, plus one stat() call, so status
@@ -39,6 +47,7 @@ export function workspaceStatus(workspace: AtomWorkspace, version: string, conne
       fresh: pending === 0 && embedded >= store.size,
     },
     server: { version, connected_clients: connectedClients },
+    refused_at_open: { atoms: store.openReport.refused, removed: store.openReport.removed },
   };
 }
 
@@ -47,7 +56,8 @@ export const getStatus = defineTool({
   title: 'Workspace status',
   description:
     'A cheap health check: atom counts by type, edge count, database size, the last build (status, time, order length, error), ' +
-    'the embedding model and whether the search index is up to date, the server version and connected clients. ' +
+    'the embedding model and whether the search index is up to date, the server version and connected clients, ' +
+    'and any atoms refused when the database was opened (invalid, so not loaded and not in latest.js). ' +
     'Use it to confirm a change was built, or to see why latest.js did not update.',
   input: {},
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -75,7 +85,28 @@ export function formatStatus(s: WorkspaceStatus): string {
     build,
     search,
     `Server: version ${s.server.version}, ${s.server.connected_clients} client${s.server.connected_clients === 1 ? '' : 's'} connected.`,
+    ...refusedLines(s.refused_at_open),
   ].join('\n');
+}
+
+/** Names are quoted as JSON: a refused name may hold a line break, and must not start a line here. */
+function refusedLines({ atoms, removed }: WorkspaceStatus['refused_at_open']): string[] {
+  const lines: string[] = [];
+  if (atoms.length > 0) {
+    const listed = atoms.slice(0, LISTED).map((a) => `${JSON.stringify(a.name)} (${a.reason})`);
+    if (atoms.length > LISTED) listed.push(`and ${atoms.length - LISTED} more (see refused_at_open)`);
+    lines.push(
+      `${atoms.length} atom${atoms.length === 1 ? '' : 's'} refused at open: ${listed.join('; ')}. ` +
+        'They are not loaded and not in latest.js; their rows stay in atoms.db as they are (a refused journal entry is dropped at the next save). ' +
+          'Upsert a valid atom under the same name to replace one.',
+    );
+  }
+  if (removed.length > 0) {
+    const listed = removed.slice(0, LISTED).map((o) => `${o.type} ${JSON.stringify(o.name)}`);
+    if (removed.length > LISTED) listed.push(`and ${removed.length - LISTED} more`);
+    lines.push(`Removed at open, not part of the Atomic Coding schema: ${listed.join(', ')} (atoms.db on disk keeps them until its snapshot is next written).`);
+  }
+  return lines.map((line) => line.replace(/[\u2028\u2029]/g, ' '));
 }
 
 function formatBytes(n: number): string {
