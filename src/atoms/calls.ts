@@ -1,0 +1,168 @@
+/**
+ * What an atom's code refers to outside itself. The bundle puts every atom in one scope and calls
+ * atoms by name, so a name the code uses but does not declare is either a global of the page
+ * (`Math`, `document`) or another atom; `referencedAtoms` picks out the atoms. Used to catch calls
+ * to atoms that are not declared as dependencies, and deletes that would leave a caller behind.
+ *
+ * The scope analysis is deliberately coarse: a name declared anywhere inside the function (a
+ * parameter, a variable, an inner function, a catch binding, a class) counts as local everywhere in
+ * it. That can only miss a reference, never invent one, so a refusal built on it is never wrong.
+ */
+import { parse } from 'acorn';
+
+interface Node {
+  type: string;
+  [key: string]: unknown;
+}
+
+export interface CodeNames {
+  /** Names the code uses and does not declare (globals and other atoms), in order of first use. */
+  free: string[];
+  /** The function's parameter names in order (a destructured or rest parameter is `...` plus its name, or `?`). */
+  params: string[];
+}
+
+/** Free names and parameters of an atom's code; throws the parser's error if the code does not parse. */
+export function codeNames(code: string): CodeNames {
+  const program = parse(code, { ecmaVersion: 'latest', sourceType: 'script' }) as unknown as Node;
+  const fn = (program.body as Node[])[0];
+  const declared = new Set<string>();
+  const used: string[] = [];
+  const seen = new Set<string>();
+  visit(program, undefined, undefined, (id, parent, key) => {
+    if (isBinding(parent, key)) declared.add(id.name as string);
+    else if (isReference(parent, key) && !seen.has(id.name as string)) {
+      seen.add(id.name as string);
+      used.push(id.name as string);
+    }
+  });
+  collectDeclared(program, declared);
+  const own = fn && fn.type === 'FunctionDeclaration' ? ((fn.id as Node | null)?.name as string | undefined) : undefined;
+  const params = fn && Array.isArray(fn.params) ? (fn.params as Node[]).map(paramName) : [];
+  return { free: used.filter((n) => !declared.has(n) && n !== own), params };
+}
+
+/** The atoms (names in `atoms`) that `code` refers to, sorted; `self` is left out. */
+export function referencedAtoms(code: string, isAtom: (name: string) => boolean, self?: string): string[] {
+  let free: string[];
+  try {
+    free = codeNames(code).free;
+  } catch {
+    return [];
+  }
+  return free.filter((n) => n !== self && isAtom(n)).sort();
+}
+
+function paramName(p: Node): string {
+  if (p.type === 'Identifier') return p.name as string;
+  if (p.type === 'AssignmentPattern') return paramName(p.left as Node);
+  if (p.type === 'RestElement') return `...${paramName(p.argument as Node)}`;
+  return '?';
+}
+
+type OnIdentifier = (id: Node, parent: Node | undefined, key: string | undefined) => void;
+
+function visit(node: Node, parent: Node | undefined, key: string | undefined, onId: OnIdentifier): void {
+  if (node.type === 'Identifier') {
+    onId(node, parent, key);
+    return;
+  }
+  for (const [k, value] of Object.entries(node)) {
+    if (k === 'loc' || k === 'range') continue;
+    if (Array.isArray(value)) {
+      for (const child of value) if (isNode(child)) visit(child, node, k, onId);
+    } else if (isNode(value)) visit(value, node, k, onId);
+  }
+}
+
+function isNode(value: unknown): value is Node {
+  return typeof value === 'object' && value !== null && typeof (value as Node).type === 'string';
+}
+
+/** Identifiers that are not uses of a variable: property names, labels, meta properties. */
+function isReference(parent: Node | undefined, key: string | undefined): boolean {
+  if (!parent) return true;
+  switch (parent.type) {
+    case 'MemberExpression':
+      return key !== 'property' || parent.computed === true;
+    case 'Property':
+      // `{ a: 1 }` names no variable; `{ a }` (shorthand) uses a; `{ [a]: 1 }` uses a.
+      return key === 'value' || parent.computed === true;
+    case 'MethodDefinition':
+    case 'PropertyDefinition':
+      return key !== 'key' || parent.computed === true;
+    case 'LabeledStatement':
+    case 'BreakStatement':
+    case 'ContinueStatement':
+    case 'MetaProperty':
+      return false;
+    default:
+      return true;
+  }
+}
+
+/** Identifiers directly in a declaring position (patterns inside are handled by collectDeclared). */
+function isBinding(parent: Node | undefined, key: string | undefined): boolean {
+  if (!parent) return false;
+  switch (parent.type) {
+    case 'VariableDeclarator':
+      return key === 'id';
+    case 'FunctionDeclaration':
+    case 'FunctionExpression':
+    case 'ArrowFunctionExpression':
+      return key === 'id' || key === 'params';
+    case 'ClassDeclaration':
+    case 'ClassExpression':
+      return key === 'id';
+    case 'CatchClause':
+      return key === 'param';
+    default:
+      return false;
+  }
+}
+
+/** Every name a pattern anywhere in the tree declares (destructuring, defaults, rest). */
+function collectDeclared(node: Node, into: Set<string>): void {
+  const addPattern = (p: Node | null | undefined): void => {
+    if (!p) return;
+    switch (p.type) {
+      case 'Identifier':
+        into.add(p.name as string);
+        break;
+      case 'ObjectPattern':
+        for (const prop of p.properties as Node[]) addPattern(prop.type === 'RestElement' ? prop : (prop.value as Node));
+        break;
+      case 'ArrayPattern':
+        for (const el of p.elements as (Node | null)[]) addPattern(el);
+        break;
+      case 'AssignmentPattern':
+        addPattern(p.left as Node);
+        break;
+      case 'RestElement':
+        addPattern(p.argument as Node);
+        break;
+    }
+  };
+  const walk = (n: Node): void => {
+    switch (n.type) {
+      case 'VariableDeclarator':
+        addPattern(n.id as Node);
+        break;
+      case 'FunctionDeclaration':
+      case 'FunctionExpression':
+      case 'ArrowFunctionExpression':
+        for (const p of n.params as Node[]) addPattern(p);
+        break;
+      case 'CatchClause':
+        addPattern(n.param as Node | null);
+        break;
+    }
+    for (const [k, value] of Object.entries(n)) {
+      if (k === 'loc' || k === 'range') continue;
+      if (Array.isArray(value)) {
+        for (const child of value) if (isNode(child)) walk(child);
+      } else if (isNode(value)) walk(value);
+    }
+  };
+  walk(node);
+}

@@ -1,0 +1,52 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { codeNames, referencedAtoms } from '../../src/atoms/calls.js';
+
+const atoms = new Set(['format_score', 'clamp', 'game_state', 'draw_hud']);
+const isAtom = (n: string) => atoms.has(n);
+
+describe('names an atom refers to', () => {
+  test('a call to another atom is found; globals, members and keys are not atoms', () => {
+    const code = 'function draw_hud(ctx, score) { ctx.fillText(format_score(score), 10, Math.floor(20)); return { clamp: 1 }.clamp; }';
+    assert.deepEqual(referencedAtoms(code, isAtom, 'draw_hud'), ['format_score']);
+    assert.deepEqual(codeNames(code).free, ['format_score', 'Math']);
+  });
+
+  test('a name declared inside the function shadows the atom of that name', () => {
+    for (const code of [
+      'function f() { const clamp = (x) => x; return clamp(1); }',
+      'function f(clamp) { return clamp(1); }',
+      'function f() { function clamp(x) { return x; } return clamp(2); }',
+      'function f() { try { return 1; } catch (clamp) { return clamp; } }',
+      'function f({ a: { clamp } }) { return clamp; }',
+      'function f([, ...clamp]) { return clamp; }',
+      'function f(x = 1, { clamp = 2 } = {}) { return clamp + x; }',
+    ]) {
+      assert.deepEqual(referencedAtoms(code, isAtom, 'f'), [], code);
+    }
+  });
+
+  test('references in every expression position are found, as values too (a callback)', () => {
+    const code = `function f(list) {
+      const o = { game_state, [clamp(1)]: 2 };
+      list.map(format_score);
+      label: for (;;) { break label; }
+      return \`\${draw_hud()}\` + o;
+    }`;
+    assert.deepEqual(referencedAtoms(code, isAtom, 'f'), ['clamp', 'draw_hud', 'format_score', 'game_state']);
+  });
+
+  test('recursion is not a dependency, and property names equal to atoms are not calls', () => {
+    assert.deepEqual(referencedAtoms('function clamp(n) { return n > 1 ? clamp(n - 1) : state.game_state; }', isAtom, 'clamp'), []);
+    assert.deepEqual(referencedAtoms('function f() { class A { clamp() {} game_state = 1; } return A; }', isAtom, 'f'), []);
+  });
+
+  test('parameters are listed in order, with defaults, rest and patterns', () => {
+    assert.deepEqual(codeNames('function f(a, b = 2, { c }, ...rest) {}').params, ['a', 'b', '?', '...rest']);
+    assert.deepEqual(codeNames('function g() {}').params, []);
+  });
+
+  test('code that does not parse refers to nothing', () => {
+    assert.deepEqual(referencedAtoms('function f( {', isAtom), []);
+  });
+});
