@@ -2,29 +2,20 @@
  * Issue 12, findings 1 and 2: the bundle path comes from the workspace's settings (that is, from
  * whoever wrote the repository), and an agent can call any tool. The bundle is only ever written
  * inside the workspace folder (links resolved), never over a file that is not a bundle, and
- * `atoms://bundle` only ever hands out a bundle. Through the real MCP server, in process.
+ * `atoms://bundle` only ever hands out a bundle. Through the real MCP server, in process
+ * (test/support/inProcess.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createMcpServer, SessionRegistry } from '../../src/mcp/server.js';
-import type { EmbeddingProvider } from '../../src/store/embeddings/provider.js';
-import { silentLogger } from '../../src/util/log.js';
-import { AtomWorkspace } from '../../src/workspace.js';
 import { mathClamp, physicsConfig, playerJump } from '../support/atoms.js';
-import { call } from '../support/server.js';
+import { resourceText as textOf } from '../support/client.js';
+import { openInProcess, wordsOnly } from '../support/inProcess.js';
 import { tempDir } from '../support/tmp.js';
 
-/** Words only: these tests never need the model. */
-const noModel: EmbeddingProvider = {
-  modelId: 'none',
-  dimensions: 1,
-  embed: () => Promise.reject(new Error('no model in this test')),
-  dispose: async () => {},
-};
+/** A server on `folder` with this bundle path (words only: these tests never need the model). */
+const open = (folder: string, bundlePath?: string) => openInProcess({ folder, bundlePath, embeddings: wordsOnly, clientName: 'bundle-path-test' });
 
 const SECRET = '-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n-----END OPENSSH PRIVATE KEY-----\n';
 const REFUSED_OUTSIDE = /build refused, nothing was written: The bundle path \(setting atomicCoding\.bundle\.outputPath\) ".*" is outside the workspace folder .*Use a path inside the workspace folder/;
@@ -41,31 +32,10 @@ function layout() {
 
 /** A workspace that already has atoms (built with the default path), so opening it builds. */
 async function seeded(folder: string): Promise<void> {
-  const ws = await AtomWorkspace.open(folder, { embeddings: noModel });
-  for (const d of [physicsConfig, playerJump]) await ws.upsert(d);
-  await close(ws);
+  const server = await open(folder);
+  for (const d of [physicsConfig, playerJump]) await server.workspace.upsert(d);
+  await server.close();
 }
-
-/**
- * Closes after the search index has opened: closing while it still opens, with an upsert's
- * reconcile in flight, never settles (a SearchIndex.close() problem seen at HEAD, not this topic's).
- */
-async function close(ws: AtomWorkspace, client?: Client): Promise<void> {
-  await client?.close();
-  await ws.search.open().catch(() => {});
-  await ws.close();
-}
-
-async function connect(ws: AtomWorkspace): Promise<Client> {
-  const server = createMcpServer({ workspace: ws, log: silentLogger, sessions: new SessionRegistry() });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'bundle-path-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  return client;
-}
-
-const textOf = (r: { contents: ({ text: string } | { blob: string })[] }) => ('text' in r.contents[0]! ? r.contents[0].text : '');
 
 test('a bundle path of ../outside.js or ../.bashrc writes nothing outside the folder; the build and upsert_atom say why', async () => {
   const { folder, outside, parent } = layout();
@@ -73,16 +43,16 @@ test('a bundle path of ../outside.js or ../.bashrc writes nothing outside the fo
   const bashrc = join(parent, '.bashrc');
   writeFileSync(bashrc, 'export PATH=$HOME/bin:$PATH\n');
   for (const bundlePath of ['../outside.js', '../.bashrc']) {
-    const ws = await AtomWorkspace.open(folder, { embeddings: noModel, bundlePath });
-    const client = await connect(ws);
+    const server = await open(folder, bundlePath);
+    const { workspace: ws, client } = server;
     try {
       assert.match(ws.store.lastBuild()?.error_message ?? '', REFUSED_OUTSIDE, 'opening builds, and the build is refused');
-      const upsert = await call(client, 'upsert_atom', { ...mathClamp, description: `clamp (${bundlePath})` });
+      const upsert = await server.call('upsert_atom', { ...mathClamp, description: `clamp (${bundlePath})` });
       assert.equal(upsert.isError, false, 'the atom itself is saved');
       assert.match(upsert.text, /Rebuild triggered, but it failed: build refused, nothing was written: The bundle path .* is outside the workspace folder/);
       await assert.rejects(client.readResource({ uri: 'atoms://bundle' }), /is outside the workspace folder/);
     } finally {
-      await close(ws, client);
+      await server.close();
     }
   }
   assert.equal(existsSync(join(parent, 'outside.js')), false, 'nothing written at ../outside.js');
@@ -99,31 +69,31 @@ test('a linked folder, a link at the bundle itself, or a cloned .atomic/latest.j
   symlinkSync(outside, join(folder, 'web')); // a linked parent folder
   symlinkSync(key, join(folder, 'game.js')); // a link at the target itself
   for (const bundlePath of ['web/latest.js', 'web/new/deeper/latest.js', 'game.js']) {
-    const ws = await AtomWorkspace.open(folder, { embeddings: noModel, bundlePath });
-    const client = await connect(ws);
+    const server = await open(folder, bundlePath);
+    const { workspace: ws, client } = server;
     try {
       assert.match(ws.store.lastBuild()?.error_message ?? '', /build refused, nothing was written: .* is outside the workspace folder .*through a symbolic link/);
-      const upsert = await call(client, 'upsert_atom', { ...mathClamp, description: `clamp (${bundlePath})` });
+      const upsert = await server.call('upsert_atom', { ...mathClamp, description: `clamp (${bundlePath})` });
       assert.match(upsert.text, /build refused, nothing was written/);
       const read = await client.readResource({ uri: 'atoms://bundle' }).then(textOf, (err: Error) => err.message);
       assert.doesNotMatch(read, /PRIVATE KEY/, `${bundlePath}: atoms://bundle never hands out the linked file`);
     } finally {
-      await close(ws, client);
+      await server.close();
     }
   }
   // The default path too: a repository can commit .atomic/latest.js as a link.
   const latest = join(folder, '.atomic', 'latest.js');
   rmSync(latest);
   symlinkSync(key, latest);
-  const ws = await AtomWorkspace.open(folder, { embeddings: noModel });
-  const client = await connect(ws);
+  const server = await open(folder);
+  const { client } = server;
   try {
-    await call(client, 'upsert_atom', { ...mathClamp, description: 'clamp (default path)' });
+    await server.call('upsert_atom', { ...mathClamp, description: 'clamp (default path)' });
     const read = await client.readResource({ uri: 'atoms://bundle' }).then(textOf, (err: Error) => err.message);
     assert.doesNotMatch(read, /PRIVATE KEY/);
     assert.match(read, /through a symbolic link/);
   } finally {
-    await close(ws, client);
+    await server.close();
   }
   assert.equal(readFileSync(key, 'utf8'), SECRET, 'the key behind the links is untouched');
   assert.deepEqual(readdirSync(outside), ['id_rsa'], 'nothing else was written outside');
@@ -137,32 +107,32 @@ test('an output path at an existing file that is not a bundle: atoms://bundle ne
   const outsideKey = join(outside, 'id_rsa');
   writeFileSync(outsideKey, SECRET);
   // Nothing built yet, at the default path: a plain answer, not a file.
-  const fresh = await AtomWorkspace.open(folder, { embeddings: noModel });
-  const freshClient = await connect(fresh);
+  const freshServer = await open(folder);
+  const { client: freshClient } = freshServer;
   try {
     await assert.rejects(freshClient.readResource({ uri: 'atoms://bundle' }), /No bundle yet: create an atom with upsert_atom/);
   } finally {
-    await close(fresh, freshClient);
+    await freshServer.close();
   }
   for (const [bundlePath, why] of [
     [outsideKey, /is outside the workspace folder/],
     ['keys/id_rsa', /keys\/id_rsa is not a bundle \(it does not start with "\/\/ === Atomic Coding Bundle ==="\).*Move that file away, or set atomicCoding\.bundle\.outputPath/],
   ] as const) {
     // An empty store: nothing built yet, and the agent asks for the bundle first.
-    const ws = await AtomWorkspace.open(folder, { embeddings: noModel, bundlePath });
-    const client = await connect(ws);
+    const server = await open(folder, bundlePath);
+    const { client } = server;
     try {
       const before = await client.readResource({ uri: 'atoms://bundle' }).then(textOf, (err: Error) => err.message);
       assert.doesNotMatch(before, /PRIVATE KEY/, `${bundlePath}: not returned while the store is empty`);
       assert.match(before, why);
-      const upsert = await call(client, 'upsert_atom', { ...physicsConfig });
+      const upsert = await server.call('upsert_atom', { ...physicsConfig });
       assert.equal(upsert.isError, false);
       assert.match(upsert.text, /Rebuild triggered, but it failed: build refused, nothing was written: /);
       assert.match(upsert.text, why);
       const after = await client.readResource({ uri: 'atoms://bundle' }).then(textOf, (err: Error) => err.message);
       assert.doesNotMatch(after, /PRIVATE KEY/, `${bundlePath}: not returned after an upsert`);
     } finally {
-      await close(ws, client);
+      await server.close();
     }
   }
   assert.equal(readFileSync(inside, 'utf8'), SECRET, 'the file inside the folder is not replaced');
@@ -173,24 +143,24 @@ test('a bundle path inside the folder works and replaces its own bundle; moved o
   const { folder, parent } = layout();
   mkdirSync(join(folder, 'site'));
   writeFileSync(join(folder, 'site', 'game.js'), '// === Atomic Coding Bundle ===\n// an old bundle\n');
-  const ws = await AtomWorkspace.open(folder, { embeddings: noModel, bundlePath: 'site/game.js' });
-  const client = await connect(ws);
+  const server = await open(folder, 'site/game.js');
+  const { workspace: ws, client } = server;
   try {
-    assert.match((await call(client, 'upsert_atom', { ...physicsConfig })).text, /Rebuild triggered\.$/);
+    assert.match((await server.call('upsert_atom', { ...physicsConfig })).text, /Rebuild triggered\.$/);
     const bundle = textOf(await client.readResource({ uri: 'atoms://bundle' }));
     assert.match(bundle, /^\/\/ === Atomic Coding Bundle ===\n/);
     assert.match(bundle, /function physics_config/);
     assert.equal(readFileSync(join(folder, 'site', 'game.js'), 'utf8'), bundle);
 
     ws.builder.setOutputPath(join(parent, 'moved.js'));
-    const refused = await call(client, 'upsert_atom', { ...mathClamp });
+    const refused = await server.call('upsert_atom', { ...mathClamp });
     assert.match(refused.text, REFUSED_OUTSIDE);
     assert.equal(existsSync(join(parent, 'moved.js')), false);
 
     ws.builder.setOutputPath(join(folder, 'site', 'game.js'));
-    assert.match((await call(client, 'upsert_atom', { ...playerJump })).text, /Rebuild triggered\.$/);
+    assert.match((await server.call('upsert_atom', { ...playerJump })).text, /Rebuild triggered\.$/);
     assert.match(readFileSync(join(folder, 'site', 'game.js'), 'utf8'), /function math_clamp[\s\S]*function player_jump/);
   } finally {
-    await close(ws, client);
+    await server.close();
   }
 });

@@ -6,8 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+export { call, connectHttp, resourceText, type TextResult } from './client.js';
 
 export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
 
@@ -57,12 +58,6 @@ export async function startServer(workspace: string, extraArgs: string[] = []): 
   };
 }
 
-export async function connectHttp(url: string, token: string, name = 'test-client'): Promise<Client> {
-  const client = new Client({ name, version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-  return client;
-}
-
 export async function connectStdio(workspace: string): Promise<{ client: Client; stderr: () => string }> {
   requireBuild();
   const transport = new StdioClientTransport({
@@ -75,16 +70,6 @@ export async function connectStdio(workspace: string): Promise<{ client: Client;
   const client = new Client({ name: 'stdio-test', version: '1.0.0' });
   await client.connect(transport);
   return { client, stderr: () => errText };
-}
-
-export interface TextResult {
-  text: string;
-  isError: boolean;
-}
-
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<TextResult> {
-  const result = (await client.callTool({ name, arguments: args })) as { content: { type: string; text?: string }[]; isError?: boolean };
-  return { text: result.content.map((c) => c.text ?? '').join(''), isError: result.isError === true };
 }
 
 /**

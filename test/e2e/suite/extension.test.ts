@@ -8,27 +8,22 @@ import * as assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import * as vscode from 'vscode';
 import type { AtomicCodingApi } from '../../../src/extension.js';
 import { allTools } from '../../../src/mcp/tools/index.js';
 import type { AtomNode } from '../../../src/views/atomTree.js';
+import { call, connectHttp } from '../../support/client.js';
 import { EXTENSION_ID, readyExtension, report, until } from './support.js';
 
 function treeLabels(api: AtomicCodingApi, node?: AtomNode): string[] {
   return api.tree.getChildren(node).map((child) => String(api.tree.getTreeItem(child).label));
 }
 
-async function mcpClient(folder: string): Promise<Client> {
+/** An MCP client of the extension's own server, at the address and token its server.json names. */
+function mcpClient(folder: string): Promise<Client> {
   const info = JSON.parse(readFileSync(join(folder, '.atomic', 'server.json'), 'utf8')) as { url: string; token: string };
-  const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(info.url), { requestInit: { headers: { Authorization: `Bearer ${info.token}` } } }));
-  return client;
-}
-
-function text(result: unknown): string {
-  return ((result as { content: { type: string; text: string }[] }).content ?? []).map((c) => c.text).join('');
+  return connectHttp(info.url, info.token, 'e2e-agent');
 }
 
 describe('Atomic Coding in the VS Code extension host', function () {
@@ -201,21 +196,18 @@ describe('Atomic Coding in the VS Code extension host', function () {
     await vscode.window.showTextDocument(document);
     const client = await mcpClient(folder);
     try {
-      const result = await client.callTool({
-        name: 'upsert_atom',
-        arguments: {
-          name: 'physics_config',
-          type: 'util',
-          code: 'function physics_config() {\n  return { gravity: -15, jump_force: 18 };\n}\n',
-          outputs: [
-            { name: 'gravity', type: 'number' },
-            { name: 'jump_force', type: 'number' },
-          ],
-          description: 'Physics constants, tuned by an agent',
-        },
+      const result = await call(client, 'upsert_atom', {
+        name: 'physics_config',
+        type: 'util',
+        code: 'function physics_config() {\n  return { gravity: -15, jump_force: 18 };\n}\n',
+        outputs: [
+          { name: 'gravity', type: 'number' },
+          { name: 'jump_force', type: 'number' },
+        ],
+        description: 'Physics constants, tuned by an agent',
       });
-      assert.match(text(result), /Atom "physics_config" saved/);
-      await client.callTool({ name: 'upsert_atom', arguments: { name: 'math_clamp', type: 'util', code: 'function math_clamp(v, lo, hi) { return Math.min(Math.max(v, lo), hi); }' } });
+      assert.match(result.text, /Atom "physics_config" saved/);
+      await call(client, 'upsert_atom', { name: 'math_clamp', type: 'util', code: 'function math_clamp(v, lo, hi) { return Math.min(Math.max(v, lo), hi); }' });
     } finally {
       await client.close();
     }
