@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { ATOM_SCHEME, AtomFileSystemProvider } from './views/atomFileSystem.js';
 import { registerSearchCommand } from './views/atomSearch.js';
 import { AtomTreeProvider, type AtomNode } from './views/atomTree.js';
+import { Commands, FOLDER_COMMANDS } from './views/commandIds.js';
 import { registerCommands } from './views/commands.js';
 import { chooseFolder } from './views/folder.js';
 import { registerGraphCommand } from './views/graphPanel.js';
@@ -90,23 +91,22 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
       ...registerCommands({ session: s, log, output: channel, extensionUri: context.extensionUri, refreshTree: () => tree.refresh() }),
       ...registerHistoryCommands(s, log),
       registerSearchCommand(s, log),
+      registerGraphCommand({ session: s, extensionUri: context.extensionUri, log }),
+      ...registerPreviewCommands({ session: s, extensionUri: context.extensionUri, log }),
       new IndexProgressReporter(s),
     );
   } else {
     log.info('no folder is open: open one to work with atoms');
     setState('noFolder');
+    const needFolder = () => {
+      void vscode.window.showInformationMessage('Atomic Coding: open a folder first; its atoms are stored in .atomic/ inside it.');
+      return undefined;
+    };
     context.subscriptions.push(
-      ...[
-        'newAtom', 'openAtom', 'editAtomDetails', 'changeAtomType', 'editDependencies', 'deleteAtom', 'rebuildBundle',
-        'connectAgents', 'restartServer', 'showStatus', 'refresh', 'showHistory', 'restoreDeleted', 'searchAtoms',
-      ].map((id) =>
-        vscode.commands.registerCommand(`atomicCoding.${id}`, () => vscode.window.showInformationMessage('Atomic Coding: open a folder first; its atoms are stored in .atomic/ inside it.')),
-      ),
-      vscode.commands.registerCommand('atomicCoding.showOutput', () => channel.show(true)),
+      ...FOLDER_COMMANDS.map((id) => vscode.commands.registerCommand(id, needFolder)),
+      vscode.commands.registerCommand(Commands.showOutput, () => channel.show(true)),
     );
   }
-  const panels = { session, extensionUri: context.extensionUri, log };
-  context.subscriptions.push(registerGraphCommand(panels), ...registerPreviewCommands(panels));
 
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms`);

@@ -29,7 +29,7 @@ export function atomNameOf(uri: vscode.Uri): string | undefined {
 
 export interface WorkspaceAccess {
   /** The open workspace, or undefined while none is (starting, failed, no folder). */
-  current(): AtomWorkspace | undefined;
+  readonly workspace: AtomWorkspace | undefined;
   onDidChangeAtoms: vscode.Event<StoreChange>;
 }
 
@@ -56,7 +56,7 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
 
   private announce(change: StoreChange): void {
     if (change.kind === 'reload') {
-      const names = this.access.current()?.store.all().map((a) => a.name) ?? [];
+      const names = this.access.workspace?.store.all().map((a) => a.name) ?? [];
       this.emitter.fire(names.map((n) => ({ type: vscode.FileChangeType.Changed, uri: atomUri(n) })));
       return;
     }
@@ -131,7 +131,7 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
   }
 
   private workspace(uri: vscode.Uri): AtomWorkspace {
-    const workspace = this.access.current();
+    const workspace = this.access.workspace;
     if (!workspace) throw vscode.FileSystemError.Unavailable(`${uri.path}: the atom store is not open (see Atomic Coding: Show Output)`);
     return workspace;
   }

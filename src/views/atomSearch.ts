@@ -9,7 +9,9 @@ import type { Atom } from '../atoms/model.js';
 import { formatSignature } from '../atoms/signature.js';
 import type { SearchHit } from '../store/search/searchIndex.js';
 import type { Logger } from '../util/log.js';
+import type { AtomWorkspace } from '../workspace.js';
 import { TYPE_ICONS } from './atomTree.js';
+import { Commands } from './commandIds.js';
 import type { AtomSession } from './session.js';
 
 /** Results shown per query: semantic_search's maximum. */
@@ -49,11 +51,11 @@ export class AtomSearch implements vscode.Disposable {
         const [chosen] = pick.selectedItems;
         if (!chosen) return;
         pick.hide();
-        void vscode.commands.executeCommand('atomicCoding.openAtom', chosen.name);
+        void vscode.commands.executeCommand(Commands.openAtom, chosen.name);
       }),
       pick.onDidTriggerItemButton(({ item }) => {
         pick.hide();
-        void vscode.commands.executeCommand('atomicCoding.showGraph', item.name);
+        void vscode.commands.executeCommand(Commands.showGraph, item.name);
       }),
       pick.onDidHide(() => this.dispose()),
     );
@@ -102,9 +104,11 @@ export class AtomSearch implements vscode.Disposable {
   }
 
   private async run(query: string, sequence: number): Promise<readonly HitItem[]> {
-    const workspace = this.session.workspace;
-    if (!workspace) {
-      this.quickPick.title = `Search Atoms: the atom store is not open (${this.session.error ?? 'still starting'})`;
+    let workspace: AtomWorkspace;
+    try {
+      workspace = this.session.requireWorkspace();
+    } catch (err) {
+      this.quickPick.title = `Search Atoms: ${(err as Error).message}`;
       this.quickPick.busy = false;
       return [];
     }
@@ -169,7 +173,7 @@ function searchTitle(query: string, found: number, semanticUnavailable?: string,
 }
 
 export function registerSearchCommand(session: AtomSession, log: Logger): vscode.Disposable {
-  return vscode.commands.registerCommand('atomicCoding.searchAtoms', (query?: string) =>
+  return vscode.commands.registerCommand(Commands.searchAtoms, (query?: string) =>
     new AtomSearch(session, log).show(typeof query === 'string' ? query : ''),
   );
 }

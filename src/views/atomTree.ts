@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { ATOM_TYPES, type Atom, type AtomType } from '../atoms/model.js';
 import { formatSignature } from '../atoms/signature.js';
 import { atomUri } from './atomFileSystem.js';
+import { Commands } from './commandIds.js';
 
 export type AtomNode =
   | { kind: 'group'; type: AtomType }
@@ -92,7 +93,7 @@ export class AtomTreeProvider implements vscode.TreeDataProvider<AtomNode> {
     item.iconPath = new vscode.ThemeIcon(style.icon, new vscode.ThemeColor(style.color));
     item.description = formatSignature(atom);
     item.tooltip = atomTooltip(atom);
-    item.command = { command: 'atomicCoding.openAtom', title: 'Open Atom', arguments: [node.name] };
+    item.command = { command: Commands.openAtom, title: 'Open Atom', arguments: [node.name] };
     return item;
   }
 }

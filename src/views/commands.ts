@@ -11,9 +11,10 @@ import { ATOM_TYPES, MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomDraft, t
 import { formatSignature } from '../atoms/signature.js';
 import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';
-import { atomNameOf, atomUri } from './atomFileSystem.js';
+import { resolveAtomName, type AtomArg } from './atomArgument.js';
+import { atomUri } from './atomFileSystem.js';
 import { formatPortList, parsePortList } from './atomSource.js';
-import type { AtomNode } from './atomTree.js';
+import { Commands, type CommandId } from './commandIds.js';
 import { registerReportingCommand } from './reportingCommand.js';
 import type { AtomSession } from './session.js';
 
@@ -22,9 +23,6 @@ const TYPE_DESCRIPTIONS: Record<AtomType, string> = {
   feature: 'game mechanics, player-facing logic',
   util: 'helpers, configuration, pure functions',
 };
-
-/** An atom named by a command argument: a name, a tree node, or an `atom:` URI (editor title). */
-type AtomArg = string | AtomNode | vscode.Uri | undefined;
 
 export interface CommandDeps {
   session: AtomSession;
@@ -35,54 +33,35 @@ export interface CommandDeps {
 }
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
-  const c = new Commands(deps);
-  const register = (id: string, fn: (this: Commands, ...args: never[]) => unknown) => registerReportingCommand(id, fn, c, deps.log);
+  const c = new AtomCommands(deps);
+  const register = (id: CommandId, fn: (this: AtomCommands, ...args: never[]) => unknown) => registerReportingCommand(id, fn, c, deps.log);
   return [
-    register('newAtom', c.newAtom),
-    register('openAtom', c.openAtom),
-    register('editAtomDetails', c.editAtomDetails),
-    register('changeAtomType', c.changeAtomType),
-    register('editDependencies', c.editDependencies),
-    register('deleteAtom', c.deleteAtom),
-    register('rebuildBundle', c.rebuildBundle),
-    register('connectAgents', c.connectAgents),
-    register('restartServer', c.restartServer),
-    register('showOutput', c.showOutput),
-    register('showStatus', c.showStatus),
-    register('refresh', c.refresh),
+    register(Commands.newAtom, c.newAtom),
+    register(Commands.openAtom, c.openAtom),
+    register(Commands.editAtomDetails, c.editAtomDetails),
+    register(Commands.changeAtomType, c.changeAtomType),
+    register(Commands.editDependencies, c.editDependencies),
+    register(Commands.deleteAtom, c.deleteAtom),
+    register(Commands.rebuildBundle, c.rebuildBundle),
+    register(Commands.connectAgents, c.connectAgents),
+    register(Commands.restartServer, c.restartServer),
+    register(Commands.showOutput, c.showOutput),
+    register(Commands.showStatus, c.showStatus),
+    register(Commands.refresh, c.refresh),
   ];
 }
 
-class Commands {
+class AtomCommands {
   constructor(private readonly deps: CommandDeps) {}
 
   private workspace(): AtomWorkspace {
-    const workspace = this.deps.session.workspace;
-    if (!workspace) {
-      const why = this.deps.session.error ?? (vscode.workspace.workspaceFolders?.length ? 'it is still starting' : 'no folder is open');
-      throw new Error(`the atom store is not open: ${why}`);
-    }
-    return workspace;
+    return this.deps.session.requireWorkspace();
   }
 
   /** The atom a command is about: from its argument, else the active atom editor, else a quick pick. */
   private async resolveAtom(arg: AtomArg, placeHolder: string): Promise<Atom | undefined> {
-    let name: string | undefined;
-    if (typeof arg === 'string') name = arg;
-    else if (arg instanceof vscode.Uri) name = atomNameOf(arg);
-    else if (arg && arg.kind === 'atom') name = arg.name;
-    else name = atomNameOf(vscode.window.activeTextEditor?.document.uri ?? vscode.Uri.parse('none:/'));
     const workspace = this.workspace();
-    if (!name) {
-      const picked = await vscode.window.showQuickPick(
-        workspace.store
-          .all()
-          .sort((a, b) => a.name.localeCompare(b.name))
-          .map((a) => ({ label: a.name, description: `${a.type} ${formatSignature(a)}`, detail: a.description ?? undefined })),
-        { placeHolder, matchOnDescription: true, matchOnDetail: true },
-      );
-      name = picked?.label;
-    }
+    const name = await resolveAtomName(arg, workspace, placeHolder);
     if (!name) return undefined;
     const atom = workspace.store.get(name);
     if (!atom) throw errors.notFound(name);
@@ -333,10 +312,10 @@ class Commands {
           }
         : { label: '$(circle-outline) No build yet' },
       { label: '', kind: vscode.QuickPickItemKind.Separator },
-      { label: '$(debug-restart) Restart MCP Server', run: () => vscode.commands.executeCommand('atomicCoding.restartServer') },
-      { label: '$(package) Rebuild Bundle', run: () => vscode.commands.executeCommand('atomicCoding.rebuildBundle') },
-      { label: '$(plug) Connect Other Agents', run: () => vscode.commands.executeCommand('atomicCoding.connectAgents') },
-      { label: '$(output) Show Output', run: () => vscode.commands.executeCommand('atomicCoding.showOutput') },
+      { label: '$(debug-restart) Restart MCP Server', run: () => vscode.commands.executeCommand(Commands.restartServer) },
+      { label: '$(package) Rebuild Bundle', run: () => vscode.commands.executeCommand(Commands.rebuildBundle) },
+      { label: '$(plug) Connect Other Agents', run: () => vscode.commands.executeCommand(Commands.connectAgents) },
+      { label: '$(output) Show Output', run: () => vscode.commands.executeCommand(Commands.showOutput) },
     ];
     if (s.host) {
       const url = s.host.url;

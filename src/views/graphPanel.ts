@@ -6,12 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Logger } from '../util/log.js';
+import { Commands } from './commandIds.js';
 import { graphSnapshot } from './graphSnapshot.js';
 import type { AtomSession } from './session.js';
 import { isGraphToHost, type GraphToHost, type GraphViewMode, type HostToGraph } from './webviewMessages.js';
 
+/** What the graph and preview panels use. They exist only in a window with a folder. */
 export interface PanelDeps {
-  session: AtomSession | undefined;
+  session: AtomSession;
   extensionUri: vscode.Uri;
   log: Logger;
 }
@@ -62,7 +64,7 @@ export class GraphPanel implements vscode.Disposable {
       panel.onDidDispose(() => this.dispose()),
       panel.webview.onDidReceiveMessage((m: unknown) => this.receive(m)),
     );
-    if (deps.session) this.disposables.push(deps.session.onDidChangeAtoms(() => this.scheduleUpdate()));
+    this.disposables.push(deps.session.onDidChangeAtoms(() => this.scheduleUpdate()));
   }
 
   focus(name: string, mode?: GraphViewMode): void {
@@ -81,7 +83,7 @@ export class GraphPanel implements vscode.Disposable {
         this.sendSnapshot();
         break;
       case 'open':
-        void vscode.commands.executeCommand('atomicCoding.openAtom', m.name);
+        void vscode.commands.executeCommand(Commands.openAtom, m.name);
         break;
       case 'rendered':
         this.lastRender = m;
@@ -105,7 +107,7 @@ export class GraphPanel implements vscode.Disposable {
   }
 
   private sendSnapshot(): void {
-    const atoms = this.deps.session?.atoms() ?? [];
+    const atoms = this.deps.session.atoms() ?? [];
     const focus = this.pendingFocus;
     this.pendingFocus = undefined;
     void this.post({ type: 'graph', snapshot: graphSnapshot(atoms) });
@@ -183,11 +185,7 @@ export function makeNonce(): string {
 
 /** Show Dependency Graph: with an atom (a name or a tree node) it selects that atom. */
 export function registerGraphCommand(deps: PanelDeps): vscode.Disposable {
-  return vscode.commands.registerCommand('atomicCoding.showGraph', (arg?: string | { kind?: string; name?: string }, mode?: GraphViewMode) => {
-    if (!deps.session) {
-      void vscode.window.showInformationMessage('Atomic Coding: open a folder first; its atoms are stored in .atomic/ inside it.');
-      return undefined;
-    }
+  return vscode.commands.registerCommand(Commands.showGraph, (arg?: string | { kind?: string; name?: string }, mode?: GraphViewMode) => {
     const name = typeof arg === 'string' ? arg : arg?.kind === 'atom' ? arg.name : undefined;
     return GraphPanel.show(deps, name, mode);
   });

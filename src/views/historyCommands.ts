@@ -11,9 +11,10 @@ import { summarizeHistory, versionToRestore, type VersionSummary } from '../atom
 import type { AtomVersion } from '../atoms/model.js';
 import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';
-import { atomNameOf, atomUri } from './atomFileSystem.js';
+import { resolveAtomName, type AtomArg } from './atomArgument.js';
+import { atomUri } from './atomFileSystem.js';
 import { formatAtomSource } from './atomSource.js';
-import type { AtomNode } from './atomTree.js';
+import { Commands, type CommandId } from './commandIds.js';
 import { registerReportingCommand } from './reportingCommand.js';
 import type { AtomSession } from './session.js';
 
@@ -34,8 +35,6 @@ export interface RestoreReport {
   version: number;
 }
 
-type AtomArg = string | AtomNode | vscode.Uri | undefined;
-
 /** Serves past versions as the same JavaScript-with-header text the `atom:` editor shows. */
 class HistoryContentProvider implements vscode.TextDocumentContentProvider {
   constructor(private readonly workspace: () => AtomWorkspace) {}
@@ -52,11 +51,11 @@ class HistoryContentProvider implements vscode.TextDocumentContentProvider {
 export function registerHistoryCommands(session: AtomSession, log: Logger): vscode.Disposable[] {
   const commands = new HistoryCommands(session, log);
   // A refusal (a missing dependency, no such version) is the user's answer, not a crash: a warning.
-  const register = (id: string, fn: (this: HistoryCommands, ...args: never[]) => unknown) => registerReportingCommand(id, fn, commands, log, 'warn');
+  const register = (id: CommandId, fn: (this: HistoryCommands, ...args: never[]) => unknown) => registerReportingCommand(id, fn, commands, log, 'warn');
   return [
     vscode.workspace.registerTextDocumentContentProvider(HISTORY_SCHEME, new HistoryContentProvider(() => commands.workspace())),
-    register('showHistory', commands.showHistory),
-    register('restoreDeleted', commands.restoreDeleted),
+    register(Commands.showHistory, commands.showHistory),
+    register(Commands.restoreDeleted, commands.restoreDeleted),
   ];
 }
 
@@ -67,9 +66,7 @@ class HistoryCommands {
   ) {}
 
   workspace(): AtomWorkspace {
-    const workspace = this.session.workspace;
-    if (!workspace) throw new Error(`the atom store is not open: ${this.session.error ?? 'it is still starting'}`);
-    return workspace;
+    return this.session.requireWorkspace();
   }
 
   /**
@@ -78,7 +75,7 @@ class HistoryCommands {
    */
   async showHistory(arg?: AtomArg, version?: number, action?: HistoryAction): Promise<RestoreReport | undefined> {
     const workspace = this.workspace();
-    const name = await this.resolveName(arg);
+    const name = await resolveAtomName(arg, workspace, 'Show the history of which atom?', (a) => ({ description: `${a.type}, v${a.version}` }));
     if (!name) return undefined;
     const history = workspace.store.history(name);
     if (!history.length) throw new Error(`"${name}" has no history: it never existed`);
@@ -134,22 +131,6 @@ class HistoryCommands {
     this.log.info(`restored deleted atom ${name} from v${report.from} as v${report.version}`);
     void vscode.window.showInformationMessage(`Restored ${name} (from v${report.from}) as v${report.version}.`);
     return report;
-  }
-
-  private async resolveName(arg: AtomArg): Promise<string | undefined> {
-    if (typeof arg === 'string') return arg;
-    if (arg instanceof vscode.Uri) return atomNameOf(arg);
-    if (arg && arg.kind === 'atom') return arg.name;
-    const active = atomNameOf(vscode.window.activeTextEditor?.document.uri ?? vscode.Uri.parse('none:/'));
-    if (active) return active;
-    const picked = await vscode.window.showQuickPick(
-      this.workspace()
-        .store.all()
-        .map((a) => ({ label: a.name, description: `${a.type}, v${a.version}` }))
-        .sort((a, b) => a.label.localeCompare(b.label)),
-      { placeHolder: 'Show the history of which atom?', matchOnDescription: true },
-    );
-    return picked?.label;
   }
 
   private async pickVersion(name: string, history: readonly AtomVersion[], current: number | undefined): Promise<number | undefined> {

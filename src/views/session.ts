@@ -83,8 +83,14 @@ export class AtomSession implements vscode.Disposable {
   get(name: string): Atom | undefined {
     return this._workspace?.store.get(name);
   }
-  current(): AtomWorkspace | undefined {
-    return this._workspace;
+
+  /**
+   * The open workspace, for a command about to use it. Throws when none is open, saying why (still
+   * starting, or the reason the start failed), so the command reports one message wherever it runs.
+   */
+  requireWorkspace(): AtomWorkspace {
+    if (this._workspace) return this._workspace;
+    throw new Error(`the atom store is not open: ${this._error ?? 'it is still starting'}`);
   }
 
   /** Opens the store and starts the server; on failure the state is 'failed' and `error` says why. */

@@ -3,6 +3,7 @@
  * glance; a click opens the details (Atomic Coding: Show Status).
  */
 import * as vscode from 'vscode';
+import { Commands } from './commandIds.js';
 import type { AtomSession } from './session.js';
 
 export class AtomStatusBar implements vscode.Disposable {
@@ -11,7 +12,7 @@ export class AtomStatusBar implements vscode.Disposable {
 
   constructor(private readonly session: AtomSession) {
     this.item.name = 'Atomic Coding';
-    this.item.command = 'atomicCoding.showStatus';
+    this.item.command = Commands.showStatus;
     this.subscriptions = [session.onDidChangeState(() => this.update()), session.onDidChangeAtoms(() => this.update()), session.onDidBuild(() => this.update())];
     this.update();
     this.item.show();
