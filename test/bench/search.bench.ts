@@ -8,8 +8,7 @@
  * atoms plus noise (embedding 10,000 atoms takes ~15 minutes), stored as current, so nothing is
  * embedded in the background while timing. Query vectors are computed by the real model.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AtomDraft } from '../../src/atoms/model.js';
 import { embeddingText } from '../../src/atoms/signature.js';
@@ -23,11 +22,12 @@ import { GAME_ATOMS, GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-ato
 import { MemorySource } from '../fixtures/search-source.js';
 import { generateAtoms, seeded } from './generate.js';
 import { bytes, ms, summarize, type BenchOptions, type BenchSection } from './report.js';
+import { tempDir } from '../support/tmp.js';
 
 const QUERIES = [...GAME_QUERIES, ...HELD_OUT_QUERIES].map((q) => q.query);
 
 export default async function searchBench(options: BenchOptions): Promise<BenchSection[]> {
-  const sizes = options.quick ? [1000] : [1000, 10_000];
+  const sizes = benchSizes(options.quick);
   options.log('embedding the game atoms (basis of the synthetic vectors)');
   const basisProvider = new UseLiteProvider();
   const basis = await basisProvider.embed(GAME_ATOMS.map((d) => embeddingText(validateDraft(d))));
@@ -37,7 +37,7 @@ export default async function searchBench(options: BenchOptions): Promise<BenchS
   const upserts: Record<string, string | number>[] = [];
   for (const size of sizes) {
     options.log(`-- ${size} atoms`);
-    const dir = mkdtempSync(join(tmpdir(), `atomic-search-bench-${size}-`));
+    const dir = tempDir(`atomic-search-bench-${size}-`);
     try {
       const drafts = generateAtoms(size).atoms;
       const source = new MemorySource(join(dir, '.atomic'), drafts);
@@ -135,6 +135,13 @@ export default async function searchBench(options: BenchOptions): Promise<BenchS
     { title: 'semantic_search in process', rows, notes: [modelSizeNote()] },
     { title: 'Indexing cost of an upsert', rows: upserts },
   ];
+}
+
+/** SEARCH_BENCH_SIZES=10000 measures only that size (a comparison before and after a ranking change). */
+function benchSizes(quick: boolean): number[] {
+  const chosen = (process.env.SEARCH_BENCH_SIZES ?? '').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  if (chosen.length > 0) return chosen;
+  return quick ? [1000] : [1000, 10_000];
 }
 
 /** Current vectors for every atom: a real vector of a game atom plus noise, unit length. */

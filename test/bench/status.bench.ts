@@ -10,9 +10,7 @@
  * Status reads counters and in-memory fields only, so these workspaces skip embeddings (which
  * take tens of minutes at 10,000 atoms and change nothing status computes).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createMcpServer, SessionRegistry } from '../../src/mcp/server.js';
@@ -26,6 +24,7 @@ import { AtomWorkspace } from '../../src/workspace.js';
 import { generateAtoms } from './generate.js';
 import { ms, ratio, summarize, type BenchOptions, type BenchSection } from './report.js';
 import { benchSizes } from './workspaces.js';
+import { tempDir } from '../support/tmp.js';
 
 const BUDGET_MS = 5;
 
@@ -34,7 +33,7 @@ export default async function statusBench(options: BenchOptions): Promise<BenchS
   const iterations = options.quick ? 200 : 1000;
   for (const size of benchSizes(options)) {
     options.log(`status: ${size} atoms`);
-    const dir = mkdtempSync(join(tmpdir(), `atomic-status-bench-${size}-`));
+    const dir = tempDir(`atomic-status-bench-${size}-`);
     try {
       const store = await AtomStore.open(dir);
       const { atoms } = generateAtoms(size);

@@ -8,8 +8,7 @@
  * appended as they are computed: an interrupted run keeps its progress), and each generated
  * workspace is cached whole. A run copies the cached workspace to a fresh temporary folder.
  */
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { embeddingText } from '../../src/atoms/signature.js';
 import { AtomStore } from '../../src/store/atomStore.js';
@@ -17,6 +16,7 @@ import { textHash } from '../../src/store/embeddings/textHash.js';
 import { USE_LITE_MODEL_ID, UseLiteProvider } from '../../src/store/embeddings/useLite.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import { GENERATOR_VERSION, generateAtoms, type GeneratedSet } from './generate.js';
+import { tempDir } from '../support/tmp.js';
 
 export const RESULTS_DIR = join(__dirname, '..', '..', 'bench-results');
 const CACHE_DIR = join(RESULTS_DIR, 'cache');
@@ -56,7 +56,7 @@ export async function prepareWorkspace(count: number, progress: Progress = () =>
 export async function prepareFrom(key: string, set: GeneratedSet, progress: Progress = () => {}): Promise<PreparedWorkspace> {
   const cached = join(CACHE_DIR, key);
   if (!existsSync(join(cached, 'ready.json'))) await generateWorkspace(cached, set, progress);
-  const dir = mkdtempSync(join(tmpdir(), `atomic-bench-${set.atoms.length}-`));
+  const dir = tempDir(`atomic-bench-${set.atoms.length}-`);
   cpSync(join(cached, '.atomic'), join(dir, '.atomic'), { recursive: true });
   return { dir, set, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -4,11 +4,10 @@
  * Run with ATOMIC_E2E_LAUNCHER=electron npm run test:e2e, or node --import tsx test/e2e/runTest.ts.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runTests } from '@vscode/test-electron';
+import { tempDir } from '../support/tmp.js';
 
 const root = join(__dirname, '..', '..');
 
@@ -16,7 +15,7 @@ async function main(): Promise<number> {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
   const lib = (await import(pathToFileURL(join(root, 'scripts', 'e2e', 'lib.mjs')).href)) as { bundleSuite(): Promise<string> };
   const suite = await lib.bundleSuite();
-  const workspace = mkdtempSync(join(tmpdir(), 'atomic-e2e-'));
+  const workspace = tempDir('atomic-e2e-');
   const results = join(workspace, '..', `${workspace.split('/').pop()}-results.txt`);
   return runTests({
     extensionDevelopmentPath: root,

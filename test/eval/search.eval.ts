@@ -4,13 +4,13 @@
  * like identifiers). Prints recall@1, recall@5 and MRR for words alone, meaning alone and the
  * fused ranking the product uses. Runs the real embedding model; nothing is downloaded.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { UseLiteProvider } from '../../src/store/embeddings/useLite.js';
 import { SearchIndex, type SearchMode } from '../../src/store/search/searchIndex.js';
 import { GAME_ATOMS, GAME_QUERIES, HELD_OUT_QUERIES, type LabelledQuery } from '../fixtures/game-atoms.js';
 import { MemorySource } from '../fixtures/search-source.js';
+import { tempDir } from '../support/tmp.js';
 
 export interface EvalRow {
   set: string;
@@ -38,7 +38,7 @@ const VARIANTS: Variant[] = [
 ];
 
 export async function evaluateSearch(): Promise<{ rows: EvalRow[]; misses: string[] }> {
-  const dir = mkdtempSync(join(tmpdir(), 'atomic-eval-'));
+  const dir = tempDir('atomic-eval-');
   const source = new MemorySource(join(dir, '.atomic'), GAME_ATOMS);
   const index = new SearchIndex(source, new UseLiteProvider());
   try {

@@ -1,11 +1,9 @@
 /** The `keyword` embedding setting: search works by words alone and never loads a model. */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { KeywordOnlyProvider } from '../../src/views/keywordSearch.js';
 import { AtomWorkspace } from '../../src/workspace.js';
+import { tempDir } from '../support/tmp.js';
 
 describe('keyword-only search (atomicCoding.search.embeddingProvider = keyword)', () => {
   it('finds atoms by their words and reports that semantic matching is off', async () => {
@@ -13,7 +11,7 @@ describe('keyword-only search (atomicCoding.search.embeddingProvider = keyword)'
     let embedCalls = 0;
     const embed = provider.embed.bind(provider);
     provider.embed = () => (embedCalls++, embed());
-    const workspace = await AtomWorkspace.open(mkdtempSync(join(tmpdir(), 'kw-')), { embeddings: provider });
+    const workspace = await AtomWorkspace.open(tempDir('kw-'), { embeddings: provider });
     try {
       await workspace.upsert({ name: 'player_jump', type: 'feature', code: 'function player_jump() { return 1; }', description: 'Makes the cube jump upward' });
       await workspace.upsert({ name: 'math_clamp', type: 'util', code: 'function math_clamp(v) { return v; }', description: 'Limits a number to a range' });

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, existsSync, linkSync, lstatSync, readdirSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, mkdirSync, existsSync, linkSync, lstatSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { AGENT_TARGETS, findTarget, mergeAgentConfig, stdioServer, writeAgentConfig } from '../../src/agents/agentConfig.js';
@@ -44,8 +43,8 @@ describe('Connect Other Agents: config files', () => {
   });
 
   it('writes files on disk, creating folders, and leaves a broken file byte for byte as it was', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agents-'));
-    const home = mkdtempSync(join(tmpdir(), 'home-'));
+    const dir = tempDir('agents-');
+    const home = tempDir('home-');
     const cursor = writeAgentConfig(findTarget('cursor'), dir, server, home);
     assert.equal(cursor.path, join(dir, '.cursor', 'mcp.json'));
     assert.deepEqual(JSON.parse(readFileSync(cursor.path, 'utf8')).mcpServers['atomic-coding'], server);

@@ -1,17 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AtomicFileStorage } from '../../src/store/search/atomicStorage.js';
 import { BinaryIndexCodec } from '../../src/store/search/binaryCodec.js';
 import { INDEX_FILE, VectorIndex, type VectorMeta } from '../../src/store/search/vectorIndex.js';
+import { tempDir } from '../support/tmp.js';
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'atomic-vectors-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 const meta = (type: VectorMeta['type'] = 'util'): VectorMeta => ({ type, model: 'm1', textHash: 'h' });
 const unit = (...xs: number[]) => {
