@@ -17,7 +17,7 @@ import { textHash } from '../../src/store/embeddings/textHash.js';
 import { USE_LITE_MODEL_ID, UseLiteProvider } from '../../src/store/embeddings/useLite.js';
 import { SearchIndex } from '../../src/store/search/searchIndex.js';
 import { INDEX_FILE, VectorIndex } from '../../src/store/search/vectorIndex.js';
-import type { StoredEmbedding } from '../../src/store/search/source.js';
+import type { StoredEmbedding } from '../../src/store/search/searchStore.js';
 import { GAME_ATOMS, GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
 import { MemorySource } from '../fixtures/search-source.js';
 import { generateAtoms, seeded } from './generate.js';
