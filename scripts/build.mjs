@@ -19,7 +19,7 @@ const nodeEntries = [
   ['src/views/core.ts', 'core.js'],
   // The run_atom sandbox's worker thread (src/sandbox/sandbox.ts starts it from dist/).
   ['src/sandbox/worker.ts', 'sandbox-worker.js'],
-  // semantic_search's embedding model runs in this worker thread (src/store/embeddings/paths.ts).
+  // semantic_search's embedding model runs in this child process, started on demand (src/store/embeddings/useLite.ts).
   ['src/store/embeddings/useLiteWorker.ts', 'embedding-worker.js'],
 ].filter(([entry]) => existsSync(join(root, entry)));
 

@@ -1,10 +1,11 @@
 /**
  * Where the Universal Sentence Encoder lite files are. Bundled (the extension, the CLI), the
- * model, the tfjs wasm binaries and the worker script sit in dist/ beside the bundle, so an
- * air-gapped install works with nothing downloaded. Run from source (tsx), they come from
- * node_modules and the worker is the TypeScript file itself.
+ * model, the tfjs wasm binaries and the embedding process's script sit in dist/ beside the
+ * bundle, so an air-gapped install works with nothing downloaded. Run from source (tsx), they come
+ * from node_modules and the process runs the TypeScript file itself through tsx's loader.
  */
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const bundled = process.env.ATOMIC_BUNDLED === '1';
 /** The repository's node_modules, seen from src/store/embeddings/ (only used when not bundled). */
@@ -20,10 +21,12 @@ export function tfjsWasmDir(): string {
   return bundled ? __dirname : join(nodeModules, '@energetic-ai', 'core', 'dist');
 }
 
-/** How to start the embedding worker: a script path, or source to eval (tsx from source). */
-export function useLiteWorkerScript(): { file: string } | { evalSource: string } {
-  if (bundled) return { file: join(__dirname, 'embedding-worker.js') };
-  const entry = join(__dirname, 'useLiteWorker.ts');
-  // Workers do not inherit tsx's loader hooks; register them inside the worker first.
-  return { evalSource: `require('tsx/cjs'); require(${JSON.stringify(entry)});` };
+/**
+ * How to start the embedding process: its script and the Node options it needs. From source the
+ * script is TypeScript, so the child loads tsx first (by absolute path: the child's working
+ * folder may be anywhere, and it must not inherit the parent's options, e.g. `--test`).
+ */
+export function useLiteProcessScript(): { file: string; execArgv: string[] } {
+  if (bundled) return { file: join(__dirname, 'embedding-worker.js'), execArgv: [] };
+  return { file: join(__dirname, 'useLiteWorker.ts'), execArgv: ['--import', pathToFileURL(join(nodeModules, 'tsx', 'dist', 'loader.mjs')).href] };
 }

@@ -1,12 +1,13 @@
-/** Messages between the USE-lite provider and its worker thread. */
+/** Messages between the USE-lite provider and its child process (IPC, advanced serialization). */
 export interface EmbedRequest {
   id: number;
   texts: string[];
 }
 
-export type EmbedResponse = { id: number; vectors: Float32Array[] } | { id: number; error: string };
+/** `rss`: the child's resident memory when it answered (its memory where /proc is not available). */
+export type EmbedResponse = ({ id: number; vectors: Float32Array[] } | { id: number; error: string }) & { rss?: number };
 
-/** Passed as workerData when the worker starts. */
+/** Passed as the child's first argument (JSON) when it starts. */
 export interface WorkerConfig {
   modelDir: string;
   wasmDir: string;

@@ -1,20 +1,47 @@
 /**
  * The default embedding provider: Universal Sentence Encoder lite (512 dimensions), whose
- * weights ship inside the extension, so it works offline straight after install. The model
- * runs in a worker thread started on the first request, never at activation.
+ * weights ship inside the extension, so it works offline straight after install.
+ *
+ * The model runs in a child process of its own, not a thread: loaded it holds ~300 MiB, and in
+ * a thread that memory would belong to VS Code's extension host (shared by every extension) for
+ * as long as the editor is open. The process starts on the first request, never at activation,
+ * and ends after a few idle minutes; the next request starts it again. It dies with its parent
+ * (it exits when its IPC channel closes), and its memory is reported apart (`memory()`).
  */
-import { Worker } from 'node:worker_threads';
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import type { EmbeddingProvider } from './provider.js';
 import type { EmbedRequest, EmbedResponse, WorkerConfig } from './protocol.js';
-import { tfjsWasmDir, useLiteModelDir, useLiteWorkerScript } from './paths.js';
+import { tfjsWasmDir, useLiteModelDir, useLiteProcessScript } from './paths.js';
 
 export const USE_LITE_MODEL_ID = 'use-lite-512@energetic-ai-0.2.0';
+
+/** How long the model's process may sit idle before it is ended (ATOMIC_EMBED_IDLE_MS overrides). */
+export const DEFAULT_IDLE_MS = 5 * 60_000;
 
 export interface UseLiteOptions {
   /** Folder with model.json, the weight shards and vocab.json; defaults to the shipped model. */
   modelDir?: string;
   /** Folder with the tfjs wasm binaries; defaults to the shipped ones. */
   wasmDir?: string;
+  /**
+   * Milliseconds without a request after which the model's process is ended (its memory given
+   * back); the next request starts it again (a few seconds to load the model). Default: the
+   * environment's ATOMIC_EMBED_IDLE_MS, else 5 minutes.
+   */
+  idleMs?: number;
+}
+
+/** The embedding process's memory, apart from the server's. */
+export interface EmbedderMemory {
+  /** Whether the model's process is running now (it is started on demand). */
+  running: boolean;
+  pid?: number;
+  /** Resident memory now, in bytes (from /proc, else as the process last reported it). */
+  rssBytes?: number;
+  /** Peak resident memory of the current process, in bytes (Linux only). */
+  peakBytes?: number;
 }
 
 interface Pending {
@@ -25,59 +52,94 @@ interface Pending {
 export class UseLiteProvider implements EmbeddingProvider {
   readonly modelId = USE_LITE_MODEL_ID;
   readonly dimensions = 512;
-  private worker: Worker | undefined;
+  private child: ChildProcess | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private disposed = false;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private lastRss: number | undefined;
+  private readonly idleMs: number;
+  /** Ends the child when this process exits normally (a killed parent is covered by the child itself). */
+  private readonly killOnExit = () => this.child?.kill('SIGKILL');
 
-  constructor(private readonly options: UseLiteOptions = {}) {}
+  constructor(private readonly options: UseLiteOptions = {}) {
+    this.idleMs = options.idleMs ?? idleFromEnvironment();
+  }
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     if (this.disposed) throw new Error('the embedding provider was disposed');
     if (texts.length === 0) return [];
-    const worker = this.ensureWorker();
+    const child = this.ensureChild();
+    this.clearIdle();
     const id = this.nextId++;
     const request: EmbedRequest = { id, texts: [...texts] };
     return new Promise<Float32Array[]>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.ref();
-      worker.postMessage(request);
+      this.setRef(child, true);
+      child.send(request, (err) => {
+        if (err) this.crashed(child, err.message);
+      });
     });
+  }
+
+  /** The model's process id while it runs (tests, diagnostics). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** The model's process memory, apart from the server's (get_status may show it). */
+  memory(): EmbedderMemory {
+    const child = this.child;
+    if (!child?.pid) return { running: false };
+    const status = procStatus(child.pid);
+    return { running: true, pid: child.pid, rssBytes: status.rss ?? this.lastRss, peakBytes: status.peak };
   }
 
   async dispose(): Promise<void> {
     this.disposed = true;
-    const worker = this.worker;
-    this.worker = undefined;
+    this.clearIdle();
     this.failAll(new Error('the embedding provider was disposed'));
-    if (worker) await worker.terminate();
+    await this.stop();
   }
 
-  private ensureWorker(): Worker {
-    if (this.worker) return this.worker;
+  private ensureChild(): ChildProcess {
+    if (this.child) return this.child;
     const config: WorkerConfig = {
       modelDir: this.options.modelDir ?? useLiteModelDir(),
       wasmDir: this.options.wasmDir ?? tfjsWasmDir(),
     };
-    const script = useLiteWorkerScript();
-    const worker =
-      'file' in script
-        ? new Worker(script.file, { workerData: config })
-        : new Worker(script.evalSource, { eval: true, workerData: config });
-    worker.on('message', (response: EmbedResponse) => this.settle(response));
-    worker.on('error', (err) => this.crashed(worker, err));
-    worker.on('exit', (code) => this.crashed(worker, new Error(`the embedding worker exited (code ${code})`)));
-    // An idle worker must not keep the process (CLI, tests) alive; it is ref'd while a request waits.
-    worker.unref();
-    this.worker = worker;
-    return worker;
+    const script = useLiteProcessScript();
+    const child = fork(script.file, [JSON.stringify(config)], {
+      // Inside VS Code's extension host process.execPath is Electron (or code-server's node):
+      // ELECTRON_RUN_AS_NODE makes it a plain Node, which is all the model needs.
+      execPath: process.execPath,
+      execArgv: script.execArgv,
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      // The child's stdout must never reach ours (the MCP stdio channel): both go to our stderr.
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      serialization: 'advanced',
+    });
+    child.stdout?.on('data', (d: Buffer) => process.stderr.write(d));
+    child.stderr?.on('data', (d: Buffer) => process.stderr.write(d));
+    child.on('message', (response: EmbedResponse) => this.settle(child, response));
+    child.on('error', (err) => this.crashed(child, err.message));
+    child.on('exit', (code, signal) => this.crashed(child, signal ? `it was ended by ${signal}` : `it exited with code ${code}`));
+    process.once('exit', this.killOnExit);
+    this.child = child;
+    // An idle child must not keep this process (CLI, tests) alive; it is ref'd while a request waits.
+    this.setRef(child, false);
+    return child;
   }
 
-  private settle(response: EmbedResponse): void {
+  private settle(child: ChildProcess, response: EmbedResponse): void {
+    if (response.rss !== undefined) this.lastRss = response.rss;
     const waiting = this.pending.get(response.id);
     if (!waiting) return;
     this.pending.delete(response.id);
-    if (this.pending.size === 0) this.worker?.unref();
+    if (this.pending.size === 0) {
+      this.setRef(child, false);
+      this.startIdle();
+    }
     if ('error' in response) {
       waiting.reject(
         new Error(`the embedding model failed: ${response.error}. Reinstall the extension if its files are damaged.`),
@@ -87,16 +149,85 @@ export class UseLiteProvider implements EmbeddingProvider {
     }
   }
 
-  private crashed(worker: Worker, err: Error): void {
-    if (this.worker !== worker) return;
-    // The next request starts a fresh worker.
-    this.worker = undefined;
-    this.failAll(new Error(`the embedding worker stopped: ${err.message}`));
+  private crashed(child: ChildProcess, reason: string): void {
+    if (this.child !== child) return;
+    // The next request starts a fresh process.
+    this.forget(child);
+    this.failAll(new Error(`the embedding process stopped (${reason}) before answering; the next search starts it again`));
+  }
+
+  private forget(child: ChildProcess): void {
+    if (this.child !== child) return;
+    this.child = undefined;
+    this.lastRss = undefined;
+    this.clearIdle();
+    process.removeListener('exit', this.killOnExit);
+  }
+
+  /** Ends the child (idle, or disposed) and waits for it to be gone. */
+  private async stop(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    this.forget(child);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // Whoever awaits this must not see the event loop end first (the idle child is unref'd).
+    child.ref();
+    // Closing the channel makes it exit by itself; a kill covers a child stuck in a computation.
+    if (child.connected) child.disconnect();
+    const force = setTimeout(() => child.kill('SIGKILL'), 2000);
+    force.unref();
+    await exited;
+    clearTimeout(force);
+  }
+
+  private startIdle(): void {
+    this.clearIdle();
+    if (!Number.isFinite(this.idleMs)) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.pending.size === 0) void this.stop();
+    }, this.idleMs);
+    this.idleTimer.unref();
+  }
+
+  private clearIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  private setRef(child: ChildProcess, ref: boolean): void {
+    const handles = [child, child.channel, child.stdout as Socket | null, child.stderr as Socket | null];
+    for (const h of handles) {
+      if (!h) continue;
+      if (ref) h.ref?.();
+      else h.unref?.();
+    }
   }
 
   private failAll(err: Error): void {
     const waiting = [...this.pending.values()];
     this.pending.clear();
     for (const p of waiting) p.reject(err);
+  }
+}
+
+function idleFromEnvironment(): number {
+  const raw = process.env.ATOMIC_EMBED_IDLE_MS;
+  const value = raw === undefined ? NaN : Number(raw);
+  return Number.isFinite(value) && value >= 0 ? value : DEFAULT_IDLE_MS;
+}
+
+/** VmRSS and VmHWM of a process (Linux /proc), in bytes; empty elsewhere. */
+function procStatus(pid: number): { rss?: number; peak?: number } {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => {
+      const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(text);
+      return m ? Number(m[1]) * 1024 : undefined;
+    };
+    return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+  } catch {
+    return {};
   }
 }

@@ -1,9 +1,12 @@
 /**
- * Worker thread entry: loads Universal Sentence Encoder lite (tfjs on the wasm backend) from
- * local files and embeds texts on request. Embedding takes ~80 ms of CPU per text; running it
- * here keeps the extension host and the MCP server responsive meanwhile.
+ * The embedding process's entry: loads Universal Sentence Encoder lite (tfjs on the wasm backend)
+ * from local files and embeds texts on request over IPC. It runs as a child process, not a thread,
+ * so its ~300 MiB leave with it when it is idle or ended, and never count against the editor's
+ * extension host. Embedding takes ~80 ms of CPU per text; here it never blocks the server.
+ *
+ * It lives only as long as its parent's IPC channel: when the parent exits or dies (even killed),
+ * the channel closes and this process exits, so no model is left running as an orphan.
  */
-import { parentPort, workerData } from 'node:worker_threads';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { format } from 'node:util';
@@ -19,12 +22,19 @@ interface Tfjs {
 }
 const tf = energeticCore as unknown as Tfjs;
 
-// A worker's console.log goes to the process's stdout, which is the MCP stdio channel in the CLI.
+// Nothing of this process goes to stdout (the parent pipes it to its stderr anyway: its own
+// stdout may be the MCP stdio channel).
 console.log = console.info = (...args: unknown[]) => process.stderr.write(`${format(...args)}\n`);
 
-const port = parentPort;
-if (!port) throw new Error('useLiteWorker must run in a worker thread');
-const config = workerData as WorkerConfig;
+const send = process.send?.bind(process);
+if (!send) {
+  process.stderr.write('useLiteWorker must be started by the embedding provider (child_process.fork with an IPC channel)\n');
+  process.exit(2);
+}
+// The parent is gone (exited, crashed or killed): nobody will ask for vectors any more.
+process.on('disconnect', () => process.exit(0));
+
+const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
 
 async function loadModel(): Promise<EmbeddingsModel> {
   tf.setWasmPaths(config.wasmDir.endsWith('/') ? config.wasmDir : `${config.wasmDir}/`);
@@ -41,10 +51,13 @@ const modelPromise = loadModel();
 // Reported per request below; this only keeps an early failure from being "unhandled".
 modelPromise.catch(() => {});
 
-port.on('message', (request: EmbedRequest) => {
-  void handle(request).then((response) => {
-    const transfer = 'vectors' in response ? response.vectors.map((v) => v.buffer as ArrayBuffer) : [];
-    port.postMessage(response, transfer);
+// Requests are handled one after another: the model is single-threaded anyway, and a queue
+// bounds memory to one request's tensors.
+let queue = Promise.resolve();
+process.on('message', (request: EmbedRequest) => {
+  queue = queue.then(async () => {
+    const response = await handle(request);
+    if (process.connected) send(response);
   });
 });
 
@@ -54,8 +67,8 @@ async function handle(request: EmbedRequest): Promise<EmbedResponse> {
     const vectors: Float32Array[] = [];
     // One text at a time: batching does not make USE-lite faster, and it bounds memory.
     for (const text of request.texts) vectors.push(Float32Array.from(await model.embed(text)));
-    return { id: request.id, vectors };
+    return { id: request.id, vectors, rss: process.memoryUsage.rss() };
   } catch (err) {
-    return { id: request.id, error: (err as Error).message ?? String(err) };
+    return { id: request.id, error: (err as Error).message ?? String(err), rss: process.memoryUsage.rss() };
   }
 }

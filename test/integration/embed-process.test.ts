@@ -1,0 +1,110 @@
+/**
+ * The embedding model runs in a child process of its own (src/store/embeddings/useLite.ts):
+ * started on demand, ended when idle, restarted by the next request, gone with its parent.
+ * These start the real model (a few seconds each time it loads).
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { UseLiteProvider } from '../../src/store/embeddings/useLite.js';
+import { tempDir } from '../support/tmp.js';
+
+const providers: UseLiteProvider[] = [];
+after(async () => {
+  await Promise.all(providers.map((p) => p.dispose()));
+});
+
+function provider(idleMs?: number): UseLiteProvider {
+  const p = new UseLiteProvider(idleMs === undefined ? {} : { idleMs });
+  providers.push(p);
+  return p;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits (bounded) until `pid` no longer exists; false if it still does after `limitMs`. */
+async function gone(pid: number, limitMs = 15_000): Promise<boolean> {
+  const until = Date.now() + limitMs;
+  while (Date.now() < until) {
+    if (!alive(pid)) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return !alive(pid);
+}
+
+test('embeds in a separate process, whose memory is reported apart', async () => {
+  const p = provider();
+  assert.deepEqual(p.memory(), { running: false }, 'nothing runs before the first request');
+  const [v] = await p.embed(['move the player left']);
+  assert.equal(v!.length, 512);
+  assert.ok(v!.some((x) => x !== 0));
+  const pid = p.pid;
+  assert.ok(pid && pid !== process.pid, 'the model runs in a child process');
+  const memory = p.memory();
+  assert.equal(memory.running, true);
+  assert.equal(memory.pid, pid);
+  assert.ok((memory.rssBytes ?? 0) > 50 * 2 ** 20, `the child holds the model (${memory.rssBytes} bytes)`);
+});
+
+test('an idle process is ended and the next request starts another', async () => {
+  const p = provider(300);
+  await p.embed(['spawn an enemy']);
+  const first = p.pid!;
+  assert.ok(await gone(first), 'the idle process ended');
+  assert.equal(p.memory().running, false);
+  const [v] = await p.embed(['spawn an enemy']);
+  assert.equal(v!.length, 512);
+  assert.ok(p.pid && p.pid !== first, 'a fresh process answered');
+});
+
+test('a process killed mid-request rejects that request clearly, and the next one works', async () => {
+  const p = provider();
+  const doomed = p.embed(['one text', 'another text', 'a third text']);
+  const pid = p.pid!;
+  process.kill(pid, 'SIGKILL');
+  await assert.rejects(doomed, /the embedding process stopped \(it was ended by SIGKILL\).*next search starts it again/);
+  const [v] = await p.embed(['after the crash']);
+  assert.equal(v!.length, 512);
+  assert.notEqual(p.pid, pid);
+});
+
+test('no orphan: the model process ends when its parent is killed', async () => {
+  const dir = tempDir('atomic-embed-parent-');
+  const script = join(dir, 'parent.ts');
+  const module = join(__dirname, '..', '..', 'src', 'store', 'embeddings', 'useLite.ts');
+  writeFileSync(
+    script,
+    `const { UseLiteProvider } = require(${JSON.stringify(module)});
+const p = new UseLiteProvider();
+p.embed(['hello']).then(() => { console.log('child ' + p.pid); setInterval(() => {}, 1000); });
+`,
+  );
+  const parent = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'], cwd: join(__dirname, '..', '..') });
+  const exited = new Promise((resolve) => parent.once('exit', resolve));
+  const childPid = await new Promise<number>((resolve, reject) => {
+    createInterface({ input: parent.stdout! }).on('line', (line) => {
+      const m = /^child (\S+)$/.exec(line);
+      if (!m) return;
+      if (/^\d+$/.test(m[1]!)) resolve(Number(m[1]));
+      else {
+        parent.kill('SIGKILL');
+        reject(new Error(`the provider names no child process (${m[1]})`));
+      }
+    });
+    void exited.then(() => reject(new Error('the parent exited before embedding')));
+  });
+  assert.ok(alive(childPid));
+  parent.kill('SIGKILL');
+  await exited;
+  assert.ok(await gone(childPid), `the model process ${childPid} outlived its killed parent`);
+});
