@@ -1,26 +1,28 @@
+/**
+ * The resources (structure, bundle, one atom), completion of atom names, and change notifications
+ * to subscribed sessions, through the official SDK client against the server in process
+ * (test/support/inProcess.ts).
+ */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { call, connectHttp, startServer, type RunningServer } from '../support/server.js';
 import { mathClamp, physicsConfig, playerJump } from '../support/atoms.js';
+import { call, resourceText as textOf } from '../support/client.js';
+import { openInProcess, type InProcessServer } from '../support/inProcess.js';
 import { tempDir } from '../support/tmp.js';
 
-/** The text of a read's first content (the text variant of the union). */
-const textOf = (r: { contents: ({ text: string } | { blob: string })[] }) => ('text' in r.contents[0]! ? r.contents[0].text : '');
-
-let server: RunningServer;
+let server: InProcessServer;
 let client: Client;
 const workspace = tempDir();
 
 before(async () => {
-  server = await startServer(workspace);
-  client = await connectHttp(server.url, server.token);
+  server = await openInProcess({ folder: workspace });
+  client = server.client;
   for (const a of [physicsConfig, playerJump]) await call(client, 'upsert_atom', { ...a });
 });
 after(async () => {
-  await client?.close();
-  await server?.stop();
+  await server?.close();
 });
 
 test('resources: the structure, the bundle and the atom template', async () => {
@@ -43,7 +45,7 @@ test('atom names complete in the template', async () => {
 });
 
 test('subscribers hear about changes; every session hears atoms come and go', async () => {
-  const other = await connectHttp(server.url, server.token, 'listener');
+  const other = await server.connect('listener');
   const updated: string[] = [];
   let listChanged = 0;
   other.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));

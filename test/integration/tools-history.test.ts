@@ -1,27 +1,27 @@
 /**
- * Issue 6 through the official SDK client against the shipped server: batch upserts (all or
- * nothing, validated against the graph after the batch) and history with undo.
+ * Issue 6 through the official SDK client against the server, in process (test/support/inProcess.ts):
+ * batch upserts (all or nothing, validated against the graph after the batch) and history with undo.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { call, connectHttp, startServer, type RunningServer } from '../support/server.js';
+import { call } from '../support/client.js';
+import { openInProcess, type InProcessServer } from '../support/inProcess.js';
 import { tempDir } from '../support/tmp.js';
 
-let server: RunningServer;
+let server: InProcessServer;
 let client: Client;
 const workspace = tempDir();
 
 before(async () => {
-  server = await startServer(workspace);
-  client = await connectHttp(server.url, server.token);
+  server = await openInProcess({ folder: workspace });
+  client = server.client;
 });
 
 after(async () => {
-  await client?.close();
-  await server?.stop();
+  await server?.close();
 });
 
 function fn(name: string, body: string, deps: string[] = [], extra: Record<string, unknown> = {}) {
