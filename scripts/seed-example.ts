@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { AtomDraft } from '../src/atoms/model.js';
-import { parseAtomSource } from '../src/views/atomSource.js';
+import { parseAtomSource } from '../src/views/atomDocument.js';
 import { stderrLogger } from '../src/util/log.js';
 import { AtomWorkspace } from '../src/workspace.js';
 

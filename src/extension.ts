@@ -1,7 +1,7 @@
 /**
  * The composition root: activate() wires the parts and returns quickly. The store opens and the MCP
  * server starts in the background (nothing heavy, such as the embedding model, loads here); the tree,
- * editors, status bar and VS Code's MCP client follow the session's events.
+ * editors, status bar and VS Code's MCP client follow the workspace lifecycle's events.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,12 +18,13 @@ import { IndexProgressReporter } from './views/indexProgress.js';
 import { registerMcpProvider } from './views/mcpProvider.js';
 import { outputLogger } from './views/outputLog.js';
 import { registerPreviewCommands } from './views/previewPanel.js';
-import { AtomSession } from './views/session.js';
+import { WorkspaceLifecycle } from './views/session.js';
 import { AtomStatusBar } from './views/statusBar.js';
 
 /** What activate() returns: for other extensions and for the extension-host tests. */
 export interface AtomicCodingApi {
-  session: AtomSession | undefined;
+  /** The window's workspace (its store and MCP server) and their lifecycle; undefined without a folder. */
+  session: WorkspaceLifecycle | undefined;
   tree: AtomTreeProvider;
   treeView: vscode.TreeView<AtomNode>;
   statusBar: AtomStatusBar | undefined;
@@ -33,7 +34,7 @@ export interface AtomicCodingApi {
   ready: Promise<number>;
 }
 
-let session: AtomSession | undefined;
+let lifecycle: WorkspaceLifecycle | undefined;
 
 export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
   const started = performance.now();
@@ -46,25 +47,24 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
   const choice = chooseFolder(folders(), config().get<string>('workspaceFolder', ''), (p) => existsSync(join(p, '.atomic')));
   if (choice) {
     log.info(`using folder ${choice.folder.fsPath} (${choice.reason === 'setting' ? 'from atomicCoding.workspaceFolder' : choice.reason === 'store' ? 'first folder with .atomic/' : 'first folder'})`);
-    session = new AtomSession(choice.folder.uri, log, () => ({
+    lifecycle = new WorkspaceLifecycle(choice.folder.uri, log, () => ({
       bundlePath: config().get<string>('bundle.outputPath', '.atomic/latest.js') || '.atomic/latest.js',
       port: config().get<number>('server.port', 0),
       embeddingProvider: config().get<string>('search.embeddingProvider', 'local') === 'keyword' ? 'keyword' : 'local',
     }));
   }
 
-  const source = {
-    atoms: () => session?.atoms(),
-    get: (name: string) => session?.get(name),
-  };
-  const tree = new AtomTreeProvider(source);
+  const tree = new AtomTreeProvider({
+    atoms: () => lifecycle?.atoms(),
+    get: (name: string) => lifecycle?.get(name),
+  });
   const treeView = vscode.window.createTreeView('atomicCoding.atoms', { treeDataProvider: tree, showCollapseAll: true });
   context.subscriptions.push(treeView);
 
   const setState = (state: string) => void vscode.commands.executeCommand('setContext', 'atomicCoding.state', state);
   let statusBar: AtomStatusBar | undefined;
-  if (session) {
-    const s = session;
+  if (lifecycle) {
+    const s = lifecycle;
     const fs = new AtomFileSystemProvider(
       s,
       (atom, created) => log.info(`saved ${atom.name} from the editor (version ${atom.version}${created ? ', new' : ''})`),
@@ -88,7 +88,7 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
             .then((r) => r && vscode.commands.executeCommand('workbench.action.reloadWindow'));
         }
       }),
-      ...registerCommands({ session: s, log, output: channel, extensionUri: context.extensionUri, refreshTree: () => tree.refresh() }),
+      ...registerCommands({ lifecycle: s, log, output: channel, extensionUri: context.extensionUri, refreshTree: () => tree.refresh() }),
       ...registerHistoryCommands(s, log),
       registerSearchCommand(s, log),
       registerGraphCommand({ session: s, extensionUri: context.extensionUri, log }),
@@ -110,17 +110,17 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
 
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  const ready = session
-    ? session.start().then(() => {
+  const ready = lifecycle
+    ? lifecycle.start().then(() => {
         const ms = performance.now() - started;
-        log.info(`ready ${ms.toFixed(0)} ms after activation began (state ${session?.state})`);
+        log.info(`ready ${ms.toFixed(0)} ms after activation began (state ${lifecycle?.state})`);
         return ms;
       })
     : Promise.resolve(activationMs);
-  return { session, tree, treeView, statusBar, activationMs, ready };
+  return { session: lifecycle, tree, treeView, statusBar, activationMs, ready };
 }
 
 export async function deactivate(): Promise<void> {
-  await session?.dispose();
-  session = undefined;
+  await lifecycle?.dispose();
+  lifecycle = undefined;
 }

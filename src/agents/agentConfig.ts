@@ -16,6 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
+import { SERVER_NAME } from '../version.js';
 
 /** The server entry every agent gets: how to start our stdio MCP server. */
 export interface StdioServer {
@@ -33,9 +34,6 @@ export interface AgentTarget {
   /** The entry as this agent spells it. */
   entry(server: StdioServer): Record<string, unknown>;
 }
-
-/** The entry name in every config file. */
-export const SERVER_NAME = 'atomic-coding';
 
 const standard = (server: StdioServer) => ({ command: server.command, args: server.args });
 

@@ -70,7 +70,6 @@ export function createMcpServer({ workspace, log, sessions, tools = allTools }: 
   const listed = tools.map(describeTool);
   const context: ToolContext = {
     workspace,
-    log,
     connectedClients: () => sessions.size,
     serverVersion: VERSION,
   };

@@ -5,7 +5,6 @@
  */
 import { z } from 'zod';
 import type { AtomWorkspace } from '../workspace.js';
-import type { Logger } from '../util/log.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -14,10 +13,9 @@ export interface ToolAnnotations {
   openWorldHint: false;
 }
 
-/** What a tool may use. `sessions` counts connected MCP clients (status reporting). */
+/** What a tool may use. `connectedClients` counts the MCP client sessions (status reporting). */
 export interface ToolContext {
   workspace: AtomWorkspace;
-  log: Logger;
   connectedClients(): number;
   serverVersion: string;
 }

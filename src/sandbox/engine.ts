@@ -20,13 +20,13 @@ import {
   type QuickJSHandle,
   type QuickJSRuntime,
 } from 'quickjs-emscripten';
-import { joinAtoms, mapStack, PROGRAM_FILE, type Program } from './source.js';
-import { LIMITS, type LogEntry, type LogLevel, type RunError, type RunOutcome, type RunRequest } from './types.js';
+import { CONSOLE_LEVELS, type ConsoleLevel } from '../util/log.js';
+import { joinAtoms, mapStack, PROGRAM_FILE, type Program } from './program.js';
+import { LIMITS, type LogEntry, type RunError, type RunOutcome, type RunRequest } from './types.js';
 
 const PAGE = 64 * 1024;
 /** What the QuickJS build asks for at start (its INITIAL_MEMORY). */
 const INITIAL_BYTES = 16 * 1024 * 1024;
-const LEVELS: readonly LogLevel[] = ['log', 'info', 'warn', 'error', 'debug'];
 
 /**
  * RELEASE_SYNC, but loading the CommonJS build of its emscripten module. The stock variant uses
@@ -148,7 +148,7 @@ class Run {
   private installConsole(): void {
     const ctx = this.context;
     const consoleObject = ctx.newObject();
-    for (const level of LEVELS) {
+    for (const level of CONSOLE_LEVELS) {
       const fn = ctx.newFunction(level, (...args) => {
         this.log(level, args.map((a) => this.describe(a)).join(' '));
       });
@@ -159,7 +159,7 @@ class Run {
     consoleObject.dispose();
   }
 
-  private log(level: LogLevel, text: string): void {
+  private log(level: ConsoleLevel, text: string): void {
     if (this.logs.length >= LIMITS.maxLogEntries) {
       this.droppedLogs++;
       return;

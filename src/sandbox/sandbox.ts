@@ -233,9 +233,3 @@ export function runAtom(request: RunRequest): Promise<RunOutcome> {
   shared ??= new AtomSandbox();
   return shared.run(request);
 }
-
-export async function shutdownSharedSandbox(): Promise<void> {
-  const s = shared;
-  shared = null;
-  await s?.dispose();
-}

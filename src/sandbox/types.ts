@@ -2,6 +2,7 @@
  * The sandbox's vocabulary: what a caller asks to run and what comes back. Values cross the
  * boundary as JSON, so nothing but data ever passes between the host and the sandboxed code.
  */
+import type { ConsoleLevel } from '../util/log.js';
 
 /** One atom's source, as stored. */
 export interface SourceAtom {
@@ -22,10 +23,8 @@ export interface RunRequest {
   memoryBytes?: number;
 }
 
-export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
-
 export interface LogEntry {
-  level: LogLevel;
+  level: ConsoleLevel;
   text: string;
 }
 

@@ -9,6 +9,7 @@ export interface Logger {
   error(message: string): void;
 }
 
+/** How much our own logger writes: this level and above (`--log-level` on the command line). */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, silent: 4 };
 
@@ -25,3 +26,10 @@ export function stderrLogger(level: LogLevel = 'info'): Logger {
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * The console methods of code we run but did not write (the sandbox's atoms, the preview's bundle):
+ * what they logged with, reported beside the text. Not a LogLevel: `log` is one, and none is silent.
+ */
+export const CONSOLE_LEVELS = ['log', 'info', 'warn', 'error', 'debug'] as const;
+export type ConsoleLevel = (typeof CONSOLE_LEVELS)[number];

@@ -1,6 +1,6 @@
 /**
  * The `atom:` file system: every atom is a file `atom:/<name>.js` whose text is a JSDoc header (type,
- * description, ports, dependencies) followed by the code (see atomSource.ts). Opening one gives a normal
+ * description, ports, dependencies) followed by the code (see atomDocument.ts). Opening one gives a normal
  * text editor, so undo, search, formatting and JavaScript language features work as for any file.
  *
  * Saving validates and upserts through AtomWorkspace.upsert, the same path as the upsert_atom tool. A
@@ -12,7 +12,7 @@ import type { Atom } from '../atoms/model.js';
 import { NAME_PATTERN } from '../atoms/model.js';
 import type { StoreChange } from '../store/atomStore.js';
 import type { AtomWorkspace } from '../workspace.js';
-import { formatAtomSource, sameAtom, toDraft } from './atomSource.js';
+import { formatAtomSource, sameAtom, toDraft } from './atomDocument.js';
 
 export const ATOM_SCHEME = 'atom';
 

@@ -12,7 +12,7 @@ import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';
 import { TYPE_ICONS } from './atomTree.js';
 import { Commands } from './commandIds.js';
-import type { AtomSession } from './session.js';
+import type { WorkspaceLifecycle } from './session.js';
 
 /** Results shown per query: semantic_search's maximum. */
 const RESULTS = 20;
@@ -37,7 +37,7 @@ export class AtomSearch implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [this.quickPick];
 
   constructor(
-    private readonly session: AtomSession,
+    private readonly lifecycle: WorkspaceLifecycle,
     private readonly log: Logger,
   ) {
     const pick = this.quickPick;
@@ -87,7 +87,7 @@ export class AtomSearch implements vscode.Disposable {
     superseded?.(this.settledQuery); // whoever waits for an older query gets the newest one's results
     if (!query) {
       // Nothing typed yet: every atom by name, so the pick also works as a browser.
-      const items = [...(this.session.atoms() ?? [])].sort((a, b) => a.name.localeCompare(b.name)).map((atom) => toItem({ atom }));
+      const items = [...(this.lifecycle.atoms() ?? [])].sort((a, b) => a.name.localeCompare(b.name)).map((atom) => toItem({ atom }));
       this.quickPick.items = items;
       this.quickPick.title = 'Search Atoms';
       this.quickPick.busy = false;
@@ -106,7 +106,7 @@ export class AtomSearch implements vscode.Disposable {
   private async run(query: string, sequence: number): Promise<readonly HitItem[]> {
     let workspace: AtomWorkspace;
     try {
-      workspace = this.session.requireWorkspace();
+      workspace = this.lifecycle.requireWorkspace();
     } catch (err) {
       this.quickPick.title = `Search Atoms: ${(err as Error).message}`;
       this.quickPick.busy = false;
@@ -172,8 +172,8 @@ function searchTitle(query: string, found: number, semanticUnavailable?: string,
   return 'Search Atoms';
 }
 
-export function registerSearchCommand(session: AtomSession, log: Logger): vscode.Disposable {
+export function registerSearchCommand(lifecycle: WorkspaceLifecycle, log: Logger): vscode.Disposable {
   return vscode.commands.registerCommand(Commands.searchAtoms, (query?: string) =>
-    new AtomSearch(session, log).show(typeof query === 'string' ? query : ''),
+    new AtomSearch(lifecycle, log).show(typeof query === 'string' ? query : ''),
   );
 }

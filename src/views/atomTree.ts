@@ -13,8 +13,8 @@ export type AtomNode =
   | { kind: 'group'; type: AtomType }
   | { kind: 'atom'; name: string; parentPath: string };
 
-/** What the tree reads: the current atoms (undefined while no store is open). */
-export interface AtomSource {
+/** What the tree reads: the atoms as they are now (undefined while no store is open). */
+export interface CurrentAtoms {
   atoms(): readonly Atom[] | undefined;
   get(name: string): Atom | undefined;
 }
@@ -35,14 +35,14 @@ export class AtomTreeProvider implements vscode.TreeDataProvider<AtomNode> {
   private readonly changed = new vscode.EventEmitter<AtomNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
 
-  constructor(private readonly source: AtomSource) {}
+  constructor(private readonly current: CurrentAtoms) {}
 
   refresh(): void {
     this.changed.fire(undefined);
   }
 
   getChildren(node?: AtomNode): AtomNode[] {
-    const atoms = this.source.atoms();
+    const atoms = this.current.atoms();
     if (!atoms) return [];
     if (!node) {
       return ATOM_TYPES.filter((type) => atoms.some((a) => a.type === type)).map((type) => ({ kind: 'group', type }));
@@ -54,7 +54,7 @@ export class AtomTreeProvider implements vscode.TreeDataProvider<AtomNode> {
         .sort()
         .map((name) => ({ kind: 'atom', name, parentPath: node.type }));
     }
-    const atom = this.source.get(node.name);
+    const atom = this.current.get(node.name);
     const path = `${node.parentPath}/${node.name}`;
     return (atom?.dependencies ?? []).map((name) => ({ kind: 'atom', name, parentPath: path }));
   }
@@ -68,7 +68,7 @@ export class AtomTreeProvider implements vscode.TreeDataProvider<AtomNode> {
 
   getTreeItem(node: AtomNode): vscode.TreeItem {
     if (node.kind === 'group') {
-      const count = this.source.atoms()?.filter((a) => a.type === node.type).length ?? 0;
+      const count = this.current.atoms()?.filter((a) => a.type === node.type).length ?? 0;
       const item = new vscode.TreeItem(node.type, vscode.TreeItemCollapsibleState.Expanded);
       item.id = `group:${node.type}`;
       item.description = `${count}`;
@@ -77,7 +77,7 @@ export class AtomTreeProvider implements vscode.TreeDataProvider<AtomNode> {
       item.contextValue = 'group';
       return item;
     }
-    const atom = this.source.get(node.name);
+    const atom = this.current.get(node.name);
     const isDependency = node.parentPath.includes('/');
     const hasChildren = (atom?.dependencies.length ?? 0) > 0;
     const item = new vscode.TreeItem(node.name, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);

@@ -13,10 +13,10 @@ import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';
 import { resolveAtomName, type AtomArg } from './atomArgument.js';
 import { atomUri } from './atomFileSystem.js';
-import { formatPortList, parsePortList } from './atomSource.js';
+import { formatPortList, parsePortList } from './atomDocument.js';
 import { Commands, type CommandId } from './commandIds.js';
 import { registerReportingCommand } from './reportingCommand.js';
-import type { AtomSession } from './session.js';
+import type { WorkspaceLifecycle } from './session.js';
 
 const TYPE_DESCRIPTIONS: Record<AtomType, string> = {
   core: 'system level: entry points, game loop, scene manager',
@@ -25,7 +25,7 @@ const TYPE_DESCRIPTIONS: Record<AtomType, string> = {
 };
 
 export interface CommandDeps {
-  session: AtomSession;
+  lifecycle: WorkspaceLifecycle;
   log: Logger;
   output: vscode.OutputChannel;
   extensionUri: vscode.Uri;
@@ -55,7 +55,7 @@ class AtomCommands {
   constructor(private readonly deps: CommandDeps) {}
 
   private workspace(): AtomWorkspace {
-    return this.deps.session.requireWorkspace();
+    return this.deps.lifecycle.requireWorkspace();
   }
 
   /** The atom a command is about: from its argument, else the active atom editor, else a quick pick. */
@@ -244,7 +244,7 @@ class AtomCommands {
 
   /** Writes our stdio server into the chosen agents' MCP configs. Returns what it wrote. */
   async connectAgents(ids?: string[]): Promise<WriteResult[]> {
-    const folder = this.deps.session.folder.fsPath;
+    const folder = this.deps.lifecycle.folder.fsPath;
     if (!ids) {
       const picked = await vscode.window.showQuickPick(
         AGENT_TARGETS.map((t) => ({ label: t.label, description: t.file, picked: DEFAULT_TARGET_IDS.includes(t.id), id: t.id })),
@@ -280,10 +280,10 @@ class AtomCommands {
   }
 
   async restartServer(): Promise<string | undefined> {
-    await this.deps.session.restart();
-    const host = this.deps.session.host;
+    await this.deps.lifecycle.restart();
+    const host = this.deps.lifecycle.host;
     if (host) void vscode.window.showInformationMessage(`Atomic Coding MCP server restarted on ${host.url}`);
-    else void vscode.window.showErrorMessage(`Atomic Coding could not start: ${this.deps.session.error}`);
+    else void vscode.window.showErrorMessage(`Atomic Coding could not start: ${this.deps.lifecycle.error}`);
     return host?.url;
   }
 
@@ -297,7 +297,7 @@ class AtomCommands {
 
   /** The status bar's click: the details, with the actions that go with them. */
   async showStatus(): Promise<void> {
-    const s = this.deps.session;
+    const s = this.deps.lifecycle;
     const build = s.lastBuild;
     const items: (vscode.QuickPickItem & { run?: () => unknown })[] = [
       { label: `$(folder) ${s.folder.fsPath}`, description: `${s.atoms()?.length ?? 0} atoms` },

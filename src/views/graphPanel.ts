@@ -8,12 +8,12 @@ import * as vscode from 'vscode';
 import type { Logger } from '../util/log.js';
 import { Commands } from './commandIds.js';
 import { graphSnapshot } from './graphSnapshot.js';
-import type { AtomSession } from './session.js';
+import type { WorkspaceLifecycle } from './session.js';
 import { isGraphToHost, type GraphToHost, type GraphViewMode, type HostToGraph } from './webviewMessages.js';
 
 /** What the graph and preview panels use. They exist only in a window with a folder. */
 export interface PanelDeps {
-  session: AtomSession;
+  session: WorkspaceLifecycle;
   extensionUri: vscode.Uri;
   log: Logger;
 }

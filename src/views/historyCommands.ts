@@ -13,10 +13,10 @@ import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';
 import { resolveAtomName, type AtomArg } from './atomArgument.js';
 import { atomUri } from './atomFileSystem.js';
-import { formatAtomSource } from './atomSource.js';
+import { formatAtomSource } from './atomDocument.js';
 import { Commands, type CommandId } from './commandIds.js';
 import { registerReportingCommand } from './reportingCommand.js';
-import type { AtomSession } from './session.js';
+import type { WorkspaceLifecycle } from './session.js';
 
 /** Read-only documents of past versions, for the diff: `atom-history:/<name>.js?v=<version>`. */
 export const HISTORY_SCHEME = 'atom-history';
@@ -48,8 +48,8 @@ class HistoryContentProvider implements vscode.TextDocumentContentProvider {
   }
 }
 
-export function registerHistoryCommands(session: AtomSession, log: Logger): vscode.Disposable[] {
-  const commands = new HistoryCommands(session, log);
+export function registerHistoryCommands(lifecycle: WorkspaceLifecycle, log: Logger): vscode.Disposable[] {
+  const commands = new HistoryCommands(lifecycle, log);
   // A refusal (a missing dependency, no such version) is the user's answer, not a crash: a warning.
   const register = (id: CommandId, fn: (this: HistoryCommands, ...args: never[]) => unknown) => registerReportingCommand(id, fn, commands, log, 'warn');
   return [
@@ -61,12 +61,12 @@ export function registerHistoryCommands(session: AtomSession, log: Logger): vsco
 
 class HistoryCommands {
   constructor(
-    private readonly session: AtomSession,
+    private readonly lifecycle: WorkspaceLifecycle,
     private readonly log: Logger,
   ) {}
 
   workspace(): AtomWorkspace {
-    return this.session.requireWorkspace();
+    return this.lifecycle.requireWorkspace();
   }
 
   /**

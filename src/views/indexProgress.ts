@@ -1,11 +1,11 @@
 /**
  * Shows the search index's long jobs (rebuilding the vector index, embedding a backlog of atoms) as a
  * window progress in the status bar, so a first search that waits on them is explained. Nothing waits
- * on the progress: it only mirrors SearchIndex.onProgress, and it follows the session across restarts.
+ * on the progress: it only mirrors SearchIndex.onProgress, and it follows the workspace across restarts.
  */
 import * as vscode from 'vscode';
 import type { IndexProgress } from '../store/search/searchIndex.js';
-import type { AtomSession } from './session.js';
+import type { WorkspaceLifecycle } from './session.js';
 
 /** Jobs smaller than this finish before anyone would read a progress. */
 const MIN_TOTAL = 20;
@@ -23,8 +23,8 @@ export class IndexProgressReporter implements vscode.Disposable {
   private active: { report(p: IndexProgress): void; end(): void } | undefined;
   private _last: IndexProgress | undefined;
 
-  constructor(private readonly session: AtomSession) {
-    this.subscriptions = [session.onDidChangeState(() => this.follow())];
+  constructor(private readonly lifecycle: WorkspaceLifecycle) {
+    this.subscriptions = [lifecycle.onDidChangeState(() => this.follow())];
     this.follow();
   }
 
@@ -35,7 +35,7 @@ export class IndexProgressReporter implements vscode.Disposable {
 
   private follow(): void {
     this.indexSubscription?.dispose();
-    this.indexSubscription = this.session.workspace?.search.onProgress((p) => this.onProgress(p));
+    this.indexSubscription = this.lifecycle.workspace?.search.onProgress((p) => this.onProgress(p));
     if (!this.indexSubscription) this.active?.end();
   }
 

@@ -5,15 +5,15 @@
  */
 import * as vscode from 'vscode';
 import { VERSION } from '../version.js';
-import type { AtomSession } from './session.js';
+import type { WorkspaceLifecycle } from './session.js';
 
 export const MCP_PROVIDER_ID = 'atomicCoding.mcp';
 export const MCP_SERVER_LABEL = 'Atomic Coding';
 
-export function registerMcpProvider(session: AtomSession): vscode.Disposable {
+export function registerMcpProvider(lifecycle: WorkspaceLifecycle): vscode.Disposable {
   const changed = new vscode.EventEmitter<void>();
   const definition = (): vscode.McpHttpServerDefinition[] => {
-    const host = session.host;
+    const host = lifecycle.host;
     if (!host) return [];
     return [new vscode.McpHttpServerDefinition(MCP_SERVER_LABEL, vscode.Uri.parse(host.url), { Authorization: `Bearer ${host.token}` }, VERSION)];
   };
@@ -23,9 +23,9 @@ export function registerMcpProvider(session: AtomSession): vscode.Disposable {
     resolveMcpServerDefinition: async (server) => {
       // VS Code asks right before it connects: hand over the current address and token, which may be
       // newer than the ones it listed if the server restarted in between.
-      if (session.state !== 'ready') await session.start();
-      const host = session.host;
-      if (!host) throw new Error(`the Atomic Coding server is not running: ${session.error ?? 'no workspace folder is open'}`);
+      if (lifecycle.state !== 'ready') await lifecycle.start();
+      const host = lifecycle.host;
+      if (!host) throw new Error(`the Atomic Coding server is not running: ${lifecycle.error ?? 'no workspace folder is open'}`);
       if (server instanceof vscode.McpHttpServerDefinition) {
         server.uri = vscode.Uri.parse(host.url);
         server.headers = { ...server.headers, Authorization: `Bearer ${host.token}` };
@@ -33,6 +33,6 @@ export function registerMcpProvider(session: AtomSession): vscode.Disposable {
       return server;
     },
   });
-  const subscription = session.onDidChangeServer(() => changed.fire());
+  const subscription = lifecycle.onDidChangeServer(() => changed.fire());
   return vscode.Disposable.from(registration, subscription, changed);
 }

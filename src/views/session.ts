@@ -1,8 +1,10 @@
 /**
- * One window's Atomic Coding session: the open workspace store and the MCP server in the extension host.
- * The tree, the `atom:` file system, the status bar and the MCP definition provider all read from here
- * and follow its events. Restarting replaces the server (new port unless one is fixed, new token) and
- * reopens the store, so it also recovers from a store that failed to open.
+ * The lifecycle of one window's atom workspace: opening the folder's store (AtomWorkspace) and starting
+ * its MCP server in the extension host, restarting both, stopping them. The tree, the `atom:` file
+ * system, the status bar, the commands and the MCP definition provider all read from here and follow
+ * its events. Restarting replaces the server (new port unless one is fixed, new token) and reopens the
+ * store, so it also recovers from a store that failed to open. (Not to be confused with the MCP
+ * clients' sessions, which the server's McpHttpHost keeps.)
  */
 import * as vscode from 'vscode';
 import type { Atom } from '../atoms/model.js';
@@ -27,16 +29,18 @@ function loadCore(): typeof Core {
   return require(file) as typeof Core;
 }
 
-export type SessionState = 'idle' | 'starting' | 'ready' | 'failed';
+/** Where the lifecycle is: the context key atomicCoding.state and the status bar show it. */
+export type WorkspaceState = 'idle' | 'starting' | 'ready' | 'failed';
 
-export interface SessionSettings {
+/** The atomicCoding.* settings a start reads. */
+export interface WorkspaceSettings {
   bundlePath: string;
   port: number;
   embeddingProvider: 'local' | 'keyword';
 }
 
-export class AtomSession implements vscode.Disposable {
-  private _state: SessionState = 'idle';
+export class WorkspaceLifecycle implements vscode.Disposable {
+  private _state: WorkspaceState = 'idle';
   private _workspace: AtomWorkspace | undefined;
   private _host: McpHttpHost | undefined;
   private _error: string | undefined;
@@ -44,11 +48,11 @@ export class AtomSession implements vscode.Disposable {
   private subscriptions: { dispose(): void }[] = [];
   private transition: Promise<void> = Promise.resolve();
 
-  private readonly stateEmitter = new vscode.EventEmitter<SessionState>();
+  private readonly stateEmitter = new vscode.EventEmitter<WorkspaceState>();
   private readonly atomsEmitter = new vscode.EventEmitter<StoreChange>();
   private readonly serverEmitter = new vscode.EventEmitter<void>();
   private readonly buildEmitter = new vscode.EventEmitter<BuildRecord>();
-  /** The session started, stopped or failed. */
+  /** The workspace opened, closed or failed to open. */
   readonly onDidChangeState = this.stateEmitter.event;
   /** An atom changed, whoever changed it. */
   readonly onDidChangeAtoms = this.atomsEmitter.event;
@@ -59,10 +63,10 @@ export class AtomSession implements vscode.Disposable {
   constructor(
     readonly folder: vscode.Uri,
     private readonly log: Logger,
-    private readonly settings: () => SessionSettings,
+    private readonly settings: () => WorkspaceSettings,
   ) {}
 
-  get state(): SessionState {
+  get state(): WorkspaceState {
     return this._state;
   }
   get error(): string | undefined {
@@ -195,7 +199,7 @@ export class AtomSession implements vscode.Disposable {
     }
   }
 
-  private setState(state: SessionState): void {
+  private setState(state: WorkspaceState): void {
     this._state = state;
     this.stateEmitter.fire(state);
   }

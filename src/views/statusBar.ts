@@ -4,16 +4,16 @@
  */
 import * as vscode from 'vscode';
 import { Commands } from './commandIds.js';
-import type { AtomSession } from './session.js';
+import type { WorkspaceLifecycle } from './session.js';
 
 export class AtomStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('atomicCoding.status', vscode.StatusBarAlignment.Left, 50);
   private readonly subscriptions: vscode.Disposable[];
 
-  constructor(private readonly session: AtomSession) {
+  constructor(private readonly lifecycle: WorkspaceLifecycle) {
     this.item.name = 'Atomic Coding';
     this.item.command = Commands.showStatus;
-    this.subscriptions = [session.onDidChangeState(() => this.update()), session.onDidChangeAtoms(() => this.update()), session.onDidBuild(() => this.update())];
+    this.subscriptions = [lifecycle.onDidChangeState(() => this.update()), lifecycle.onDidChangeAtoms(() => this.update()), lifecycle.onDidBuild(() => this.update())];
     this.update();
     this.item.show();
   }
@@ -24,7 +24,7 @@ export class AtomStatusBar implements vscode.Disposable {
   }
 
   update(): void {
-    const s = this.session;
+    const s = this.lifecycle;
     const tooltip = new vscode.MarkdownString(undefined, true);
     tooltip.appendMarkdown('**Atomic Coding**\n\n');
     this.item.backgroundColor = undefined;

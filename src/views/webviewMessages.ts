@@ -4,6 +4,7 @@
  * types and the guards that check what arrives: a webview message is data from a page, never trusted.
  */
 import type { AtomType } from '../atoms/model.js';
+import { CONSOLE_LEVELS, type ConsoleLevel } from '../util/log.js';
 
 // ---- graph ------------------------------------------------------------------------------------
 
@@ -66,7 +67,8 @@ export type HostToPreview =
   /** The loopback address the preview is served on for an external browser. */
   | { type: 'external'; url: string };
 
-export type ConsoleLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
+/** The console method a preview line came from (util/log.ts owns the list). */
+export type { ConsoleLevel };
 
 /** Where in the bundle something happened, and the atom that line belongs to when it can be told. */
 export interface BundleLocation {
@@ -89,7 +91,6 @@ export type PreviewToHost =
 
 // ---- guards -----------------------------------------------------------------------------------
 
-const LEVELS: readonly ConsoleLevel[] = ['log', 'info', 'warn', 'error', 'debug'];
 const MAX_TEXT = 8_192;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -134,7 +135,7 @@ export function isPreviewToHost(m: unknown): m is PreviewToHost {
     case 'openAtom':
       return isString(m.name, 256) && isLine(m.line);
     case 'console':
-      return LEVELS.includes(m.level as ConsoleLevel) && isString(m.text) && isLocation(m);
+      return CONSOLE_LEVELS.includes(m.level as ConsoleLevel) && isString(m.text) && isLocation(m);
     case 'runtimeError':
       return isString(m.message) && (m.stack === null || isString(m.stack)) && isLocation(m);
     default:

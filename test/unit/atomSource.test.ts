@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AtomError } from '../../src/atoms/errors.js';
-import { formatAtomSource, parseAtomSource } from '../../src/views/atomSource.js';
+import { formatAtomSource, parseAtomSource } from '../../src/views/atomDocument.js';
 
 const jump = {
   type: 'feature' as const,
@@ -87,7 +87,7 @@ describe('atom editor text: a header that lost its @kind', () => {
 
 describe('port lists for the Edit Atom Details input boxes', () => {
   it('round-trips names, types and optional marks, keeping known descriptions', async () => {
-    const { formatPortList, parsePortList } = await import('../../src/views/atomSource.js');
+    const { formatPortList, parsePortList } = await import('../../src/views/atomDocument.js');
     assert.equal(formatPortList(jump.inputs), 'velocity_y: number, is_grounded: boolean, force_multiplier?: number');
     assert.deepEqual(parsePortList(formatPortList(jump.inputs), jump.inputs), jump.inputs);
     assert.deepEqual(parsePortList('  '), []);
@@ -107,7 +107,7 @@ describe('what a save means', () => {
   };
 
   it('a text without a header keeps the stored interface and takes the new code', async () => {
-    const { toDraft } = await import('../../src/views/atomSource.js');
+    const { toDraft } = await import('../../src/views/atomDocument.js');
     const draft = toDraft('player_jump', 'function player_jump() { return 0; }', stored);
     assert.deepEqual(draft, {
       name: 'player_jump',
@@ -122,7 +122,7 @@ describe('what a save means', () => {
   });
 
   it('saving the text as it was changes nothing; any real edit does', async () => {
-    const { sameAtom, toDraft } = await import('../../src/views/atomSource.js');
+    const { sameAtom, toDraft } = await import('../../src/views/atomDocument.js');
     const text = formatAtomSource(stored);
     assert.equal(sameAtom(stored, toDraft('player_jump', text, stored)), true);
     assert.equal(sameAtom(stored, toDraft('player_jump', text.replace('@kind feature', '@kind core'), stored)), false);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { AtomError } from '../../src/atoms/errors.js';
 import { AtomSandbox, checkRequest } from '../../src/sandbox/sandbox.js';
-import { joinAtoms, locate, mapStack } from '../../src/sandbox/source.js';
+import { joinAtoms, locate, mapStack } from '../../src/sandbox/program.js';
 import type { RunOutcome, SourceAtom } from '../../src/sandbox/types.js';
 
 const sandbox = new AtomSandbox();

@@ -19,7 +19,7 @@ import { textHash } from '../embeddings/textHash.js';
 import { EmbedQueue, type EmbedJobResult } from './embedQueue.js';
 import { reciprocalRankFusion } from './fusion.js';
 import { LexicalIndex } from './lexical.js';
-import type { SearchSource, SourceChange, StoredEmbedding } from './source.js';
+import type { SearchStore, SearchStoreChange, StoredEmbedding } from './searchStore.js';
 import { VectorIndex } from './vectorIndex.js';
 import { asAtomName, terms } from './words.js';
 
@@ -120,7 +120,7 @@ export class SearchIndex implements Disposable {
   private backlogTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly source: SearchSource,
+    private readonly source: SearchStore,
     private readonly provider: EmbeddingProvider,
     private readonly options: SearchIndexOptions = {},
   ) {
@@ -281,7 +281,7 @@ export class SearchIndex implements Disposable {
 
   // ---- keeping in step with the store ----
 
-  private onChange(e: SourceChange): void {
+  private onChange(e: SearchStoreChange): void {
     if (this.disposed) return;
     switch (e.kind) {
       case 'upsert':
