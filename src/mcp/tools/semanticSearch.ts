@@ -10,8 +10,10 @@ export const semanticSearch = defineTool({
   description:
     'The compass: finds atoms by what they do when you do not know their names, e.g. "make the character go up" or ' +
     '"how damage is calculated"; an atom name ("math_clamp") comes first when it exists. Ranks by meaning (local embeddings, ' +
-    'offline) fused with the words of names, descriptions, ports and code. Returns each atom with its similarity (cosine, ' +
-    '0 to 1; atoms only meaning found are shown from 0.3), description, signature, dependencies and code. ' +
+    'offline) together with the words of names, descriptions, ports and code, and code names such as "Math.hypot" or ' +
+    '"localStorage.setItem". Returns each atom, best first, with its similarity: the ranking score, 0 to 1, that orders the ' +
+    'results (1 for the atom the query names; atoms found only by meaning need a cosine of 0.3), then its description, ' +
+    'signature, dependencies and code. "X, not Y" rules out a sibling ("save the game, not load it"). ' +
     'Mention types to narrow it ("takes two numbers"). Then use read_atoms or upsert_atom.',
   input: {
     query: z.string().trim().min(1).max(1000).describe('What you are looking for, in plain words, or an atom name'),
@@ -38,7 +40,10 @@ export function unembeddedNote(unembedded: number, total: number): string {
   return `${unembedded} of ${total} atoms ${have} no embedding yet (being computed in the background): only their words could rank them, so some may rank low or be missing. get_status shows the progress.`;
 }
 
-/** `// player_jump (feature) [similarity: 0.847]`, then description, signature, dependencies and code. */
+/**
+ * `// player_jump (feature) [similarity: 0.847]`, then description, signature, dependencies and
+ * code. The number is the ranking score (searchIndex.ts), so it falls from one result to the next.
+ */
 export function formatHit(hit: SearchHit): string {
   const similarity = hit.similarity === null ? 'n/a' : Math.max(0, hit.similarity).toFixed(3);
   return formatAtom(hit.atom, `${hit.atom.name} (${hit.atom.type}) [similarity: ${similarity}]`);

@@ -7,7 +7,7 @@
 import MiniSearch, { type SearchOptions } from 'minisearch';
 import type { Atom, AtomType } from '../../atoms/model.js';
 import { relatedWords } from './vocabulary.js';
-import { normalizeTerm, splitWords } from './words.js';
+import { normalizeTerm, splitWords, terms } from './words.js';
 
 interface LexicalDoc {
   name: string;
@@ -25,10 +25,15 @@ export interface RankedName {
 
 /** How much a match in each field counts; the name says most about what an atom does. */
 const BOOST = { words: 3, description: 2, ports: 1.5, identifiers: 0.5 };
+/** The field weights for a query written like code (rank.ts: identifier-like). */
+const CODE_BOOST = { ...BOOST, identifiers: 2 };
 /** Weight of a related word (see vocabulary.ts) against a word the query itself used. */
 const RELATED_WEIGHT = 0.35;
 
 export class LexicalIndex {
+  /** How many atoms use each code identifier and name word (lowercase): rare ones say more. */
+  private readonly frequency = new Map<string, number>();
+  private readonly keysOf = new Map<string, string[]>();
   private readonly index = new MiniSearch<LexicalDoc>({
     idField: 'name',
     fields: ['words', 'description', 'ports', 'identifiers'],
@@ -57,14 +62,40 @@ export class LexicalIndex {
     const doc = toDoc(atom);
     if (this.index.has(atom.name)) this.index.replace(doc);
     else this.index.add(doc);
+    this.uncount(atom.name);
+    const ids = doc.identifiers.split(' ').filter((k) => k.length > 0).map((k) => `code:${k.toLowerCase()}`);
+    const keys = [...new Set([...ids, ...terms(atom.name).map((t) => `name:${t}`)])];
+    for (const k of keys) this.frequency.set(k, (this.frequency.get(k) ?? 0) + 1);
+    this.keysOf.set(atom.name, keys);
   }
 
   remove(name: string): void {
     if (this.index.has(name)) this.index.discard(name);
+    this.uncount(name);
   }
 
   clear(): void {
     this.index.removeAll();
+    this.frequency.clear();
+    this.keysOf.clear();
+  }
+
+  /**
+   * Inverse document frequency of a code identifier (any case) or a stemmed name word, highest for
+   * one no atom uses: `imul` in one atom weighs far more than `Math` in most of them.
+   */
+  idf(kind: 'code' | 'name', word: string): number {
+    const n = this.frequency.get(`${kind}:${kind === 'code' ? word.toLowerCase() : word}`) ?? 0;
+    return Math.log(1 + this.index.documentCount / (n + 0.5));
+  }
+
+  private uncount(name: string): void {
+    for (const k of this.keysOf.get(name) ?? []) {
+      const n = (this.frequency.get(k) ?? 1) - 1;
+      if (n <= 0) this.frequency.delete(k);
+      else this.frequency.set(k, n);
+    }
+    this.keysOf.delete(name);
   }
 
   /**
@@ -86,6 +117,20 @@ export class LexicalIndex {
           );
     return hits.slice(0, limit).map((h) => ({ name: String(h.id), score: h.score }));
   }
+
+  /**
+   * The query's own words and its related words, ranked apart: the second pass (rank.ts) lets a
+   * related word widen what is found without outweighing a word the query used.
+   */
+  searchApart(query: string, limit: number, type?: AtomType, codeLike = false): { own: RankedName[]; related: RankedName[] } {
+    const filter: SearchOptions = type ? { filter: (r) => r.type === type } : {};
+    // A query written like code is looked for in the code as much as in the name.
+    const own = this.index.search(query, codeLike ? { ...filter, boost: CODE_BOOST } : filter).slice(0, limit);
+    const words = relatedWords(query);
+    const related = words.length === 0 ? [] : this.index.search(words.join(' '), { ...filter, prefix: false, fuzzy: false }).slice(0, limit);
+    const named = (h: { id: unknown; score: number }) => ({ name: String(h.id), score: h.score });
+    return { own: own.map(named), related: related.map(named) };
+  }
 }
 
 function toDoc(atom: Atom): LexicalDoc {
@@ -94,10 +139,23 @@ function toDoc(atom: Atom): LexicalDoc {
     name: atom.name,
     type: atom.type,
     words: splitWords(atom.name).join(' '),
-    description: atom.description ?? '',
+    description: withAcronyms(atom.description ?? ''),
     ports,
     identifiers: identifiersOf(atom),
   };
+}
+
+/**
+ * A description's own text plus the acronyms of its hyphenated phrases, so "BFS" finds
+ * "breadth-first search", "CSV" finds "comma-separated values".
+ */
+function withAcronyms(description: string): string {
+  const acronyms = [...description.matchAll(/\b([A-Za-z]+(?:-[A-Za-z]+)+)(?:\s+([A-Za-z]+))?/g)].flatMap((m) => {
+    const parts = m[1]!.split('-');
+    const short = parts.map((p) => p[0]).join('');
+    return m[2] ? [short, short + m[2][0]] : [short];
+  });
+  return acronyms.length === 0 ? description : `${description} ${acronyms.join(' ').toLowerCase()}`;
 }
 
 /**

@@ -19,6 +19,7 @@ import { textHash } from '../embeddings/textHash.js';
 import { EmbedQueue, type EmbedJobResult } from './embedQueue.js';
 import { reciprocalRankFusion } from './fusion.js';
 import { LexicalIndex } from './lexical.js';
+import { queryShape, scoreCandidates, type Candidate } from './rank.js';
 import type { SearchStore, SearchStoreChange, StoredEmbedding } from './searchStore.js';
 import { VectorIndex } from './vectorIndex.js';
 import { asAtomName, terms } from './words.js';
@@ -33,6 +34,8 @@ export const SIMILARITY_THRESHOLD = 0.3;
 const LEXICAL_WEIGHT = 1.5;
 /** How many candidates each ranking contributes to the fusion. */
 const CANDIDATES = 50;
+/** How many nearest atoms the second pass knows the cosine of (vectra scores them all anyway). */
+const COSINE_CANDIDATES = 150;
 /** After the provider fails, how long search goes by words alone before trying again. */
 const RETRY_PROVIDER_MS = 60_000;
 /** The longest a search waits for the embeddings of atoms just changed. */
@@ -65,8 +68,14 @@ export interface SearchOptions {
 
 export interface SearchHit {
   atom: Atom;
-  /** Cosine similarity of query and atom, or null when no vector could be compared. */
+  /**
+   * The number shown as `[similarity: …]`, 0..1, in the order of the ranking: the ranking score
+   * (rank.ts) in the product's fused mode, the cosine in the semantic and lexical modes; null
+   * when meaning was unavailable (the answer is then ranked by words).
+   */
   similarity: number | null;
+  /** Cosine similarity of query and atom, or null when no vector could be compared. */
+  cosine: number | null;
   /** True when the query names the atom (exactly, or every query word is in the name). */
   pinned: boolean;
 }
@@ -194,10 +203,11 @@ export class SearchIndex implements Disposable {
     const unembedded = meaningUsable ? this.queue.pending : 0;
 
     const text = query.trim();
+    if (mode === 'fused') return this.rankedSearch(text, limit, threshold, options.type, unembedded, options.expand ?? true);
+
     const lexicalRanking =
       mode === 'semantic' ? [] : this.lexical.search(text, CANDIDATES, options.type, options.expand ?? true).map((h) => h.name);
     const foundByWords = new Set(lexicalRanking);
-    const pins = mode === 'fused' ? this.pinnedNames(text, lexicalRanking, options.type) : new Map<string, number>();
 
     let queryVector: Float32Array | undefined;
     let semanticUnavailable: string | undefined;
@@ -220,11 +230,10 @@ export class SearchIndex implements Disposable {
       { names: lexicalRanking, weight: LEXICAL_WEIGHT },
       { names: semanticRanking, weight: 1 },
     ]);
-    for (const name of pins.keys()) if (!fused.has(name)) fused.set(name, 0);
 
     const ranked = [...fused.entries()]
       .filter(([name]) => this.source.get(name) !== undefined)
-      .sort((a, b) => (pins.get(b[0]) ?? 0) - (pins.get(a[0]) ?? 0) || b[1] - a[1] || a[0].localeCompare(b[0]))
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
       .map(([name]) => name);
 
     const hits: SearchHit[] = [];
@@ -236,12 +245,88 @@ export class SearchIndex implements Disposable {
         const v = await this.vectors.vector(name);
         sim = v ? cosine(queryVector, v) : null;
       }
+      // The threshold cuts what only meaning found: an atom the query's words found is related by
+      // those words whatever its cosine. No similarity at all means the atom has no vector yet.
+      if (!foundByWords.has(name) && sim !== null && sim < threshold) continue;
+      hits.push({ atom, similarity: sim, cosine: sim, pinned: false });
+    }
+    if (semanticUnavailable) return { hits, semanticUnavailable };
+    return unembedded > 0 ? { hits, unembedded } : { hits };
+  }
+
+  /**
+   * The product's ranking: the words (the query's own and, apart, its related words) and the
+   * meaning each bring candidates; rank.ts scores them again with the size of each piece of
+   * evidence, the name's words and the code's tokens. The atom the query names exactly comes
+   * first at 1. The score, 0..1, is what `similarity` holds: the order follows it.
+   */
+  private async rankedSearch(
+    text: string,
+    limit: number,
+    threshold: number,
+    type: AtomType | undefined,
+    unembedded: number,
+    expand: boolean,
+  ): Promise<SearchResult> {
+    const shape = queryShape(text);
+    const words = this.lexical.searchApart(shape.wanted, CANDIDATES, type, shape.codeTokens.length > 0);
+    const own = words.own;
+    const related = expand ? words.related : [];
+    let semanticUnavailable: string | undefined;
+    const cosines = new Map<string, number>();
+    let floor: number | null = null;
+    try {
+      const queryVector = await this.embedQuery(shape.wanted);
+      const near = await this.vectors.query(queryVector, COSINE_CANDIDATES, type);
+      for (const hit of near) cosines.set(hit.name, hit.similarity);
+      // Atoms beyond the nearest COSINE_CANDIDATES are at most this similar.
+      if (near.length >= COSINE_CANDIDATES) floor = near.at(-1)!.similarity;
+    } catch (err) {
+      semanticUnavailable = (err as Error).message;
+    }
+    const foundByWords = new Set([...own, ...related].map((h) => h.name));
+    const pins = this.pinnedNames(text, own.map((h) => h.name), type);
+    const exact = [...pins].find(([, level]) => level === 2)?.[0];
+
+    const ownBest = own[0]?.score ?? 0;
+    const relatedBest = related[0]?.score ?? 0;
+    const byName = new Map<string, Candidate>();
+    const candidate = (name: string): Candidate | undefined => {
+      const atom = this.source.get(name);
+      if (!atom) return undefined;
+      let c = byName.get(name);
+      if (!c) {
+        const cos = cosines.get(name) ?? (semanticUnavailable || !this.vectors.meta(name) ? null : floor);
+        c = { name, lexical: 0, related: 0, cosine: cos, code: atom.code };
+        byName.set(name, c);
+      }
+      return c;
+    };
+    for (const h of own) {
+      const c = candidate(h.name);
+      if (c) c.lexical = ownBest > 0 ? h.score / ownBest : 0;
+    }
+    for (const h of related) {
+      const c = candidate(h.name);
+      if (c) c.related = relatedBest > 0 ? h.score / relatedBest : 0;
+    }
+    // The meaning's own candidates: its nearest CANDIDATES (cosines holds them best first).
+    for (const name of [...cosines.keys()].slice(0, CANDIDATES)) candidate(name);
+    for (const name of pins.keys()) candidate(name);
+
+    const scores = scoreCandidates(shape, [...byName.values()], (kind, word) => this.lexical.idf(kind, word));
+    if (exact) scores.set(exact, 1);
+    const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+
+    const hits: SearchHit[] = [];
+    for (const [name, score] of ranked) {
+      if (hits.length >= limit) break;
+      const cos = cosines.get(name) ?? null;
       const pinned = pins.has(name);
-      // The threshold cuts what only meaning found: an atom the query's words (or the name)
-      // found is related by those words whatever its cosine. No similarity at all means the atom
-      // has no vector yet, or meaning is unavailable: the words found it, so it stays.
-      if (!pinned && !foundByWords.has(name) && sim !== null && sim < threshold) continue;
-      hits.push({ atom, similarity: sim, pinned });
+      // The threshold cuts what only meaning found (by its cosine): an atom the query's words or
+      // the name found is related by those words whatever its cosine.
+      if (!pinned && !foundByWords.has(name) && cos !== null && cos < threshold) continue;
+      hits.push({ atom: this.source.get(name)!, similarity: semanticUnavailable ? null : round3(score), cosine: cos, pinned });
     }
     if (semanticUnavailable) return { hits, semanticUnavailable };
     return unembedded > 0 ? { hits, unembedded } : { hits };
@@ -469,6 +554,10 @@ export class SearchIndex implements Disposable {
     }
     return pins;
   }
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
 }
 
 /** Runs `work`, but stops waiting for it after `ms`. */

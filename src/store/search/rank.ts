@@ -1,0 +1,143 @@
+/**
+ * The second pass of search: the candidates that the words (BM25) and the meaning (cosine) found
+ * are scored again with more evidence, and that score orders the answer and is the number shown.
+ *
+ * Why not reciprocal rank fusion alone: it keeps only each ranking's order, so a query that names
+ * one atom's distinctive code word (`Math.imul`, `localStorage.setItem`) wins the words' ranking
+ * by a wide margin and still loses to a neighbour the meaning ranks first. Here each piece of
+ * evidence keeps its size:
+ *
+ * - words: BM25 of the query's own words, relative to the best candidate's (0..1);
+ * - related words (vocabulary.ts), relative likewise, counting little: they widen what is found
+ *   more than they reorder it;
+ * - meaning: cosine of query and atom, relative to the best candidate's;
+ * - name: the share of the query's words that are words of the atom's name;
+ * - code: the share of the query's code-like tokens (`setItem`, `Math.hypot`, `is_key_down`) that
+ *   the atom's code uses verbatim.
+ *
+ * Identifier-like queries (code tokens, or two words or fewer) weigh words, name and code more
+ * and meaning less: the sentence encoder knows little about `imul`.
+ */
+import { terms } from './words.js';
+
+export interface Candidate {
+  name: string;
+  /** BM25 of the query's own words over the best candidate's, 0..1. */
+  lexical: number;
+  /** BM25 of the related words only over the best candidate's, 0..1. */
+  related: number;
+  /** Cosine of query and atom, or null when the atom has no vector (yet). */
+  cosine: number | null;
+  /** The atom's code, for the code-token evidence. */
+  code: string;
+}
+
+export interface QueryShape {
+  /** Written like code, or short: words and code count more than meaning. */
+  identifierLike: boolean;
+  /** The query without a clause that says what is not wanted ("…, not load"). */
+  wanted: string;
+  /** Stemmed words of what is wanted (stop words out). */
+  terms: string[];
+  /** Stemmed words after "not", "rather than", "instead of": a sibling the query rules out. */
+  unwanted: string[];
+  /** Tokens written like code, as typed: `localStorage`, `setItem`, `is_key_down`. */
+  codeTokens: string[];
+}
+
+/** How rare a word is among the atoms (LexicalIndex.idf); 0 for one no atom has. */
+export type Rarity = (kind: 'code' | 'name', word: string) => number;
+
+interface Weights {
+  lexical: number;
+  related: number;
+  meaning: number;
+  name: number;
+  code: number;
+  /** Taken off when the name holds a word the query rules out. */
+  unwanted: number;
+}
+
+/** Chosen on the tuned halves of npm run eval:search (see the README's search section). */
+export const WEIGHTS: { prose: Weights; identifier: Weights } = {
+  prose: { lexical: 0.3, related: 0.25, meaning: 0.7, name: 0.05, code: 0, unwanted: 0.3 },
+  identifier: { lexical: 0.15, related: 0.3, meaning: 0.15, name: 0.5, code: 0.3, unwanted: 0.3 },
+};
+
+/** A token is written like code when it has a dot, an underscore, a camelCase hump or parentheses. */
+const CODE_LIKE = /[._$()]|[a-z][A-Z]/;
+/** Queries of this many words or fewer are names more often than sentences. */
+const SHORT_QUERY_WORDS = 2;
+/** Where a query starts saying what it does not want: "save the game, not load it". */
+const NEGATION = /,?\s+(?:not|rather than|instead of|but not|except)\s+/i;
+
+export function queryShape(query: string): QueryShape {
+  const [head = '', ...rest] = query.split(NEGATION);
+  const wanted = terms(head).length > 0 ? head.trim() : query.trim();
+  const unwanted = wanted === query.trim() ? [] : terms(rest.join(' '));
+  const raw = wanted.split(/\s+/).filter((t) => t.length > 0);
+  const codeTokens = raw.filter((t) => CODE_LIKE.test(t)).flatMap((t) => t.split(/[.()\s,;]+/).filter((p) => /^[A-Za-z_$][\w$]*$/.test(p)));
+  const words = terms(wanted);
+  const identifierLike = codeTokens.length > 0 || (raw.length <= SHORT_QUERY_WORDS && words.length > 0);
+  return { identifierLike, wanted, terms: words, unwanted, codeTokens };
+}
+
+/** The query's words that are words of the name, weighted by rarity, as a share of all, 0..1. */
+export function nameOverlap(shape: QueryShape, name: string, rarity: Rarity): number {
+  if (shape.terms.length === 0) return 0;
+  const own = new Set(terms(name));
+  let found = 0;
+  let all = 0;
+  for (const t of shape.terms) {
+    const weight = rarity('name', t) || 1;
+    all += weight;
+    if (own.has(t)) found += weight;
+  }
+  return found / all;
+}
+
+/** Whether the name holds a word the query rules out. */
+export function namesUnwanted(shape: QueryShape, name: string): boolean {
+  if (shape.unwanted.length === 0) return false;
+  const own = new Set(terms(name));
+  return shape.unwanted.some((t) => own.has(t) && !shape.terms.includes(t));
+}
+
+/** The query's code tokens the code uses as whole identifiers (any case), weighted by rarity, 0..1. */
+export function codeOverlap(shape: QueryShape, code: string, rarity: Rarity): number {
+  if (shape.codeTokens.length === 0) return 0;
+  const used = new Set<string>();
+  for (const m of code.matchAll(/[A-Za-z_$][\w$]*/g)) used.add(m[0].toLowerCase());
+  let found = 0;
+  let all = 0;
+  for (const t of shape.codeTokens) {
+    const weight = rarity('code', t) || 1;
+    all += weight;
+    if (used.has(t.toLowerCase())) found += weight;
+  }
+  return found / all;
+}
+
+/**
+ * Each candidate's score, 0..1: a weighted sum of evidence that is itself 0..1, so the number
+ * shown is on a fixed scale and follows the order exactly.
+ */
+export function scoreCandidates(shape: QueryShape, candidates: readonly Candidate[], rarity: Rarity): Map<string, number> {
+  const w = shape.identifierLike ? WEIGHTS.identifier : WEIGHTS.prose;
+  const total = w.lexical + w.related + w.meaning + w.name + w.code;
+  let best = 0;
+  for (const c of candidates) if (c.cosine !== null && c.cosine > best) best = c.cosine;
+  const scores = new Map<string, number>();
+  for (const c of candidates) {
+    const meaning = c.cosine !== null && best > 0 ? Math.max(0, c.cosine) / best : 0;
+    const score =
+      w.lexical * c.lexical +
+      w.related * c.related +
+      w.meaning * meaning +
+      w.name * nameOverlap(shape, c.name, rarity) +
+      w.code * codeOverlap(shape, c.code, rarity) -
+      (namesUnwanted(shape, c.name) ? w.unwanted : 0);
+    scores.set(c.name, Math.max(0, score) / total);
+  }
+  return scores;
+}

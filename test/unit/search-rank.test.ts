@@ -1,0 +1,76 @@
+/**
+ * The second pass of search (rank.ts) and the evidence LexicalIndex gives it: how a query is read
+ * (identifier-like, what it rules out, its code tokens), rarity-weighted name and code overlap,
+ * and acronyms of hyphenated phrases.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { validateDraft } from '../../src/atoms/validate.js';
+import type { Atom } from '../../src/atoms/model.js';
+import { LexicalIndex } from '../../src/store/search/lexical.js';
+import { codeOverlap, namesUnwanted, queryShape, scoreCandidates, type Candidate } from '../../src/store/search/rank.js';
+import { GAME_ATOMS } from '../fixtures/game-atoms.js';
+import { APP_ATOMS } from '../fixtures/search-app-atoms.js';
+
+const atoms: Atom[] = [...GAME_ATOMS, ...APP_ATOMS].map((d) => ({ ...validateDraft(d), version: 1, created_at: '', updated_at: '' }));
+const index = new LexicalIndex();
+for (const a of atoms) index.put(a);
+const rarity = (kind: 'code' | 'name', word: string) => index.idf(kind, word);
+const code = (name: string) => atoms.find((a) => a.name === name)!.code;
+
+test('code-like and short queries read as identifiers; sentences do not', () => {
+  for (const q of ['Math.imul', 'localStorage.setItem', 'is_key_down', 'aabbOverlap', 'BFS', 'load game']) {
+    assert.equal(queryShape(q).identifierLike, true, q);
+  }
+  assert.equal(queryShape('make the character go up').identifierLike, false);
+  assert.deepEqual(queryShape('localStorage.setItem').codeTokens, ['localStorage', 'setItem']);
+});
+
+test('"X, not Y" looks for X and rules out names with Y', () => {
+  const shape = queryShape('save the game, not load it');
+  assert.equal(shape.wanted, 'save the game');
+  assert.deepEqual(shape.unwanted, ['load']);
+  assert.equal(namesUnwanted(shape, 'load_game'), true);
+  assert.equal(namesUnwanted(shape, 'save_game'), false);
+  assert.deepEqual(queryShape('not found').unwanted, [], 'a query that is all negation is taken as written');
+});
+
+test('a rare code token outweighs a common one', () => {
+  assert.ok(index.idf('code', 'imul') > 2 * index.idf('code', 'Math'));
+  const shape = queryShape('Math.imul');
+  assert.ok(codeOverlap(shape, code('seeded_random'), rarity) > 0.7);
+  assert.ok(codeOverlap(shape, code('vec_length'), rarity) < 0.3, 'Math.sqrt shares only the common half');
+});
+
+test('scores are 0..1, and the atom that uses the rare API wins over a name that shares the common word', () => {
+  const shape = queryShape('Math.imul');
+  const candidates: Candidate[] = ['seeded_random', 'math_lerp', 'math_clamp'].map((name) => ({
+    name,
+    lexical: 1,
+    related: 0,
+    cosine: name === 'seeded_random' ? 0.45 : 0.5,
+    code: code(name),
+  }));
+  const scores = scoreCandidates(shape, candidates, rarity);
+  for (const s of scores.values()) assert.ok(s >= 0 && s <= 1, String(s));
+  const order = [...scores].sort((a, b) => b[1] - a[1]).map(([n]) => n);
+  assert.equal(order[0], 'seeded_random', JSON.stringify([...scores]));
+});
+
+test('acronyms of hyphenated phrases are searchable: BFS, CSV', () => {
+  assert.equal(index.search('BFS', 5)[0]?.name, 'grid_shortest_path');
+  assert.equal(index.search('CSV', 5)[0]?.name, 'csv_parse_line');
+  assert.equal(index.search('Fisher Yates', 5)[0]?.name, 'shuffle_array');
+});
+
+test('rarity follows puts and removes', () => {
+  const local = new LexicalIndex();
+  const [a, b] = [atoms.find((x) => x.name === 'seeded_random')!, atoms.find((x) => x.name === 'vec_length')!];
+  local.put(a);
+  local.put(b);
+  const before = local.idf('code', 'imul');
+  local.remove('seeded_random');
+  assert.ok(local.idf('code', 'imul') > before, 'no atom uses imul any more: rarest');
+  local.put({ ...b, code: 'function vec_length(dx, dy) {\n  return Math.imul(dx, dy);\n}\n' });
+  assert.equal(local.idf('code', 'imul'), Math.log(1 + 1 / 1.5), 'one atom of one uses it: counted once for the replaced atom');
+});
