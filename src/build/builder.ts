@@ -9,7 +9,8 @@
  */
 import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { AtomStore, BuildRecord } from '../store/atomStore.js';
+import type { AtomStore } from '../store/atomStore.js';
+import type { BuildRecord } from '../store/builds.js';
 import { writeFileAtomic } from '../util/atomicFile.js';
 import { Emitter, type Disposable } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';

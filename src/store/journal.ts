@@ -6,40 +6,19 @@
  *
  * Why: sql.js keeps the database in memory, and persisting it means exporting all of it.
  * Appending a line keeps a durable write's cost flat as the workspace grows; the snapshot is
- * rewritten (atomically) only when the journal has grown, in `AtomStore.compact()`.
+ * rewritten (atomically) only when the journal has grown (compaction.ts).
  */
 import { promises as fsp, existsSync, readFileSync, truncateSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { Atom } from '../atoms/model.js';
-
-export interface BuildRecord {
-  id?: number;
-  status: 'building' | 'success' | 'error';
-  bundle_path: string | null;
-  atom_count: number;
-  order: string[];
-  error_message: string | null;
-  duration_ms: number | null;
-  created_at: string;
-}
-
-export interface EmbeddingRow {
-  name: string;
-  model: string;
-  textHash: string;
-  /** base64 of the little-endian float32 vector */
-  vector: string;
-}
+import type { BuildOp } from './builds.js';
+import type { EmbeddingRow } from './embeddings/stored.js';
 
 export type JournalOp =
   | { op: 'put'; atom: Atom }
   | { op: 'del'; name: string; version: number; at: string }
   | { op: 'emb'; rows: EmbeddingRow[] }
-  /**
-   * `sameOrder`: the build's order equals the previous build's and is not repeated (at 10,000
-   * atoms an order is ~270 KB, and most changes do not alter it); `build.order` is then empty.
-   */
-  | { op: 'build'; build: BuildRecord; sameOrder?: true };
+  | BuildOp;
 
 export interface JournalEntry {
   seq: number;

@@ -10,7 +10,7 @@
 import * as vscode from 'vscode';
 import type { Atom } from '../atoms/model.js';
 import { NAME_PATTERN } from '../atoms/model.js';
-import type { StoreChange } from '../store/atomStore.js';
+import type { StoreChange } from '../store/reader.js';
 import type { AtomWorkspace } from '../workspace.js';
 import { formatAtomSource, sameAtom, toDraft } from './atomDocument.js';
 

@@ -12,7 +12,7 @@ import { describeLocation } from '../preview/bundleMap.js';
 import { webviewCsp } from '../preview/csp.js';
 import { PAGE_SETTING, pagePath, readPageFile } from '../preview/pageFile.js';
 import { PreviewServer, type BrowserReport, type ServedPage } from '../preview/previewServer.js';
-import type { BuildRecord } from '../store/atomStore.js';
+import type { BuildRecord } from '../store/builds.js';
 import type { PanelDeps } from './graphPanel.js';
 import { isPreviewToHost, type BundleLocation, type HostToPreview, type PreviewBuild, type PreviewToHost } from './webviewMessages.js';
 

@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { AtomStore, type BuildRecord } from '../../src/store/atomStore.js';
+import { AtomStore } from '../../src/store/atomStore.js';
+import type { BuildRecord } from '../../src/store/builds.js';
 import { cube } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
 

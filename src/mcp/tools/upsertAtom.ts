@@ -1,5 +1,5 @@
 import { formatSignature } from '../../atoms/signature.js';
-import type { BuildRecord } from '../../store/atomStore.js';
+import type { BuildRecord } from '../../store/builds.js';
 import { defineTool } from '../tool.js';
 import { atomDraft } from '../schemas.js';
 

@@ -5,22 +5,14 @@
  */
 import type { Atom } from '../../atoms/model.js';
 import type { Disposable } from '../../util/event.js';
+import type { StoredEmbedding } from '../embeddings/stored.js';
+import type { StoreChange } from '../reader.js';
 
-/** An atom's vector as the database keeps it, with what it was computed from. */
-export interface StoredEmbedding {
-  name: string;
-  /** The provider's modelId. */
-  model: string;
-  /** textHash() of the embedded text. */
-  textHash: string;
-  vector: Float32Array;
-}
+// Owned by the store's modules (types only: search still imports no store code).
+export type { StoredEmbedding };
 
-/** An atom changed (the store's StoreChange, spelled here so search does not import the store). */
-export type SearchStoreChange =
-  | { kind: 'upsert'; atom: Atom; previous?: Atom }
-  | { kind: 'delete'; atom: Atom }
-  | { kind: 'reload' };
+/** An atom changed: the store's StoreChange. */
+export type SearchStoreChange = StoreChange;
 
 export interface SearchStore {
   /** The workspace's `.atomic` folder; the vector index lives in its `vectors/` folder. */

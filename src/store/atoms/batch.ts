@@ -1,0 +1,87 @@
+/**
+ * What an upsert of one or several drafts will write: each draft validated, the dependencies
+ * checked against the graph as it will be after the whole batch (all or nothing), and the new
+ * version of each atom that changes. Pure: the store commits the plan, or nothing when it throws.
+ */
+import { errors, AtomError } from '../../atoms/errors.js';
+import { checkDependencies, type DependencyMap } from '../../atoms/graph.js';
+import type { Atom, AtomDraft } from '../../atoms/model.js';
+import { validateDraft, type NormalizedDraft } from '../../atoms/validate.js';
+
+export interface UpsertResult {
+  atom: Atom;
+  previous?: Atom;
+  created: boolean;
+}
+
+/** What the plan reads of the current atoms. */
+export interface PlanContext {
+  current: DependencyMap;
+  get(name: string): Atom | undefined;
+  /** The highest version ever stored under a name (0 for none), for an atom created again. */
+  lastVersion(name: string): number;
+  /** The time the changed atoms get. */
+  now: string;
+}
+
+/**
+ * One result per draft, in order. An unchanged draft's result holds the current atom as both
+ * `atom` and `previous` (saving an atom unchanged is not an update: upserts are idempotent).
+ * Refused input throws the AtomError that says which atom and why.
+ */
+export function planUpserts(drafts: AtomDraft[], ctx: PlanContext): UpsertResult[] {
+  const normalized: NormalizedDraft[] = [];
+  const seen = new Set<string>();
+  for (const [i, draft] of drafts.entries()) {
+    let d: NormalizedDraft;
+    try {
+      d = validateDraft(draft);
+    } catch (err) {
+      if (drafts.length > 1 && err instanceof AtomError) {
+        throw new AtomError(err.code, `atoms[${i}] (${JSON.stringify(draft?.name)}): ${err.message}`);
+      }
+      throw err;
+    }
+    if (seen.has(d.name)) throw errors.invalid(`the batch lists "${d.name}" twice; give each atom once`);
+    seen.add(d.name);
+    normalized.push(d);
+  }
+  // The graph as it will be after the batch.
+  const graph = new Map(ctx.current);
+  for (const d of normalized) graph.set(d.name, d.dependencies);
+  for (const d of normalized) {
+    graph.delete(d.name);
+    try {
+      checkDependencies(graph, d.name, d.dependencies);
+    } catch (err) {
+      if (normalized.length > 1 && err instanceof AtomError) {
+        throw new AtomError(err.code, `${d.name}: ${err.message}`);
+      }
+      throw err;
+    }
+    graph.set(d.name, d.dependencies);
+  }
+  return normalized.map((d) => {
+    const previous = ctx.get(d.name);
+    if (previous && sameContent(previous, d)) return { atom: previous, previous, created: false };
+    const version = previous ? previous.version + 1 : ctx.lastVersion(d.name) + 1;
+    const atom: Atom = { ...d, version, created_at: previous?.created_at ?? ctx.now, updated_at: ctx.now };
+    return { atom, previous, created: !previous };
+  });
+}
+
+/** Whether the result changes the atom (an unchanged save returns the current atom). */
+export function changed(result: UpsertResult): boolean {
+  return result.atom !== result.previous;
+}
+
+function sameContent(a: Atom, d: NormalizedDraft): boolean {
+  return (
+    a.type === d.type &&
+    a.code === d.code &&
+    a.description === d.description &&
+    JSON.stringify(a.inputs) === JSON.stringify(d.inputs) &&
+    JSON.stringify(a.outputs) === JSON.stringify(d.outputs) &&
+    a.dependencies.join() === d.dependencies.join()
+  );
+}

@@ -1,0 +1,100 @@
+/**
+ * Build records: what each build of latest.js did (status, order, error), the newest 100 kept
+ * in the `builds` table, the last one in memory for get_status and the tree.
+ *
+ * A build's order is ~270 KB at 10,000 atoms and most changes keep it, so an order equal to the
+ * previous build's is journaled as `sameOrder` and copied inside the database, never again
+ * through JavaScript; replay restores it in full.
+ */
+import type { SqlValue } from 'sql.js';
+import type { StoreDatabase } from './database.js';
+
+export interface BuildRecord {
+  id?: number;
+  status: 'building' | 'success' | 'error';
+  bundle_path: string | null;
+  atom_count: number;
+  order: string[];
+  error_message: string | null;
+  duration_ms: number | null;
+  created_at: string;
+}
+
+/** A build as the journal carries it (journal.ts's `build` op). */
+export interface BuildOp {
+  op: 'build';
+  build: BuildRecord;
+  /** The build's order equals the previous build's and is not repeated; `build.order` is empty. */
+  sameOrder?: true;
+}
+
+const MAX_KEPT_BUILDS = 100;
+
+/** The last build, in memory; the table holds the rest. */
+export class BuildRecords {
+  private lastRecord: BuildRecord | undefined;
+
+  get last(): BuildRecord | undefined {
+    return this.lastRecord;
+  }
+
+  /** The journal op recording `build`, its order left out when the previous build had it. */
+  opFor(build: BuildRecord): BuildOp {
+    const previous = this.lastRecord?.order;
+    const sameOrder = previous !== undefined && previous.length === build.order.length && previous.every((n, i) => n === build.order[i]);
+    return sameOrder ? { op: 'build', build: { ...build, order: [] }, sameOrder: true } : { op: 'build', build };
+  }
+
+  /** After `writeBuild` committed `op`: the record as stored, with its id. */
+  apply(db: StoreDatabase, op: BuildOp): void {
+    const id = db.rows('SELECT MAX(id) FROM builds')[0]?.[0] as number | undefined;
+    const order = op.sameOrder ? (this.lastRecord?.order ?? []) : op.build.order;
+    this.lastRecord = { ...op.build, order, id };
+  }
+
+  /** Takes the last build read by `readLastBuild` (at open or reload). */
+  replace(last: BuildRecord | undefined): void {
+    this.lastRecord = last;
+  }
+}
+
+/** Inserts the build and keeps only the newest MAX_KEPT_BUILDS. */
+export function writeBuild(db: StoreDatabase, op: BuildOp): void {
+  const b = op.build;
+  // sameOrder: the order is copied inside the database, never through JavaScript.
+  db.run(
+    `INSERT INTO builds (status, bundle_path, atom_count, build_log, error_message, duration_ms, created_at)
+     VALUES (?, ?, ?, ${op.sameOrder ? "COALESCE((SELECT build_log FROM builds ORDER BY id DESC LIMIT 1), '[]')" : '?'}, ?, ?, ?)`,
+    op.sameOrder
+      ? [b.status, b.bundle_path, b.atom_count, b.error_message, b.duration_ms, b.created_at]
+      : [b.status, b.bundle_path, b.atom_count, JSON.stringify(b.order), b.error_message, b.duration_ms, b.created_at],
+  );
+  db.run('DELETE FROM builds WHERE id <= (SELECT MAX(id) FROM builds) - ?', [MAX_KEPT_BUILDS]);
+}
+
+export function readLastBuild(db: StoreDatabase): BuildRecord | undefined {
+  const row = db.rows(
+    'SELECT id, status, bundle_path, atom_count, build_log, error_message, duration_ms, created_at FROM builds ORDER BY id DESC LIMIT 1',
+  )[0];
+  return row ? rowToBuild(row) : undefined;
+}
+
+function rowToBuild(r: SqlValue[]): BuildRecord {
+  let order: string[] = [];
+  try {
+    const parsed: unknown = JSON.parse(r[4] as string);
+    if (Array.isArray(parsed) && parsed.every((n) => typeof n === 'string')) order = parsed;
+  } catch {
+    // Not ours: a build's order is informational, so an unreadable one reads as empty.
+  }
+  return {
+    id: r[0] as number,
+    status: r[1] as BuildRecord['status'],
+    bundle_path: (r[2] as string | null) ?? null,
+    atom_count: r[3] as number,
+    order,
+    error_message: (r[5] as string | null) ?? null,
+    duration_ms: (r[6] as number | null) ?? null,
+    created_at: r[7] as string,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The SQL side of the store: one sql.js database held in memory, read from the snapshot
+ * `atoms.db`. Only the tables' owners (atoms/table.ts, builds.ts, embeddings/stored.ts) know
+ * their statements; this module opens, queries, runs transactions and exports.
+ *
+ * sql.js never writes a file itself: the snapshot on disk changes only when compaction
+ * writes `export()` atomically (compaction.ts), and the journal carries every change between.
+ */
+import type { Database, SqlValue } from 'sql.js';
+import { prepareSchema, type RemovedObject } from './schema.js';
+import { loadSqlJs } from './sqlite.js';
+
+export class StoreDatabase {
+  private constructor(private readonly db: Database) {}
+
+  /**
+   * Opens `bytes` (a snapshot, or nothing for a new database), brings it to the current schema
+   * and removes what is not the schema. Throws what schema.ts throws, or sql.js's error for a
+   * file that is no database; nothing is left open then.
+   */
+  static async open(bytes: Uint8Array | undefined, file: string): Promise<{ database: StoreDatabase; removed: RemovedObject[] }> {
+    const SQL = await loadSqlJs();
+    const db = new SQL.Database(bytes);
+    try {
+      const { removed } = prepareSchema(db, file);
+      return { database: new StoreDatabase(db), removed };
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
+
+  /** Every row of a query, as arrays of column values. */
+  rows(sql: string, params: SqlValue[] = []): SqlValue[][] {
+    const stmt = this.db.prepare(sql, params);
+    try {
+      const out: SqlValue[][] = [];
+      while (stmt.step()) out.push(stmt.get());
+      return out;
+    } finally {
+      stmt.free();
+    }
+  }
+
+  run(sql: string, params: SqlValue[] = []): void {
+    this.db.run(sql, params);
+  }
+
+  /** Runs `work` in one transaction: all of its statements, or (when it throws) none. */
+  transaction(work: () => void): void {
+    this.db.run('BEGIN');
+    try {
+      work();
+      this.db.run('COMMIT');
+    } catch (err) {
+      this.db.run('ROLLBACK');
+      throw err;
+    }
+  }
+
+  metaValue(key: string): string | undefined {
+    return this.rows('SELECT value FROM meta WHERE key = ?', [key])[0]?.[0] as string | undefined;
+  }
+
+  setMetaValue(key: string, value: string): void {
+    this.db.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]);
+  }
+
+  /** The whole database as the bytes of a snapshot. */
+  export(): Uint8Array {
+    return this.db.export();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

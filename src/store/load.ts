@@ -1,0 +1,86 @@
+/**
+ * From the files to the store's parts: the snapshot read, the journal after it replayed (each
+ * atom checked at open, openCheck.ts), and what the model, the embeddings and the build records
+ * start from. `applyEntry` is the one mapping from a journal entry to the tables' SQL, used by
+ * replay here and by every commit.
+ */
+import type { Atom } from '../atoms/model.js';
+import type { Logger } from '../util/log.js';
+import { deleteAtomRow, readAtomRows, writeAtom, writeTombstone } from './atoms/table.js';
+import { readLastBuild, writeBuild, type BuildRecord } from './builds.js';
+import { StoreDatabase } from './database.js';
+import { deleteEmbedding, readEmbeddings, writeEmbeddings, type StoredEmbedding } from './embeddings/stored.js';
+import { readJournal, type JournalEntry } from './journal.js';
+import { checkAtomRows, checkedEntry, type OpenReport } from './openCheck.js';
+
+/** Everything a load reads, installed by the store only once the whole load has succeeded. */
+export interface Loaded {
+  database: StoreDatabase;
+  /** The last journal sequence number the database holds. */
+  seq: number;
+  /** Journal entries applied after the snapshot (they count toward the next compaction). */
+  replayed: number;
+  /** Where the journal's intact part ends, and where the file ends (a torn tail is cut off). */
+  journal: { validBytes: number; totalBytes: number };
+  /** The atoms that passed the check at open, sorted by name. */
+  atoms: Atom[];
+  embeddings: Map<string, StoredEmbedding>;
+  lastBuild: BuildRecord | undefined;
+  report: OpenReport;
+}
+
+/**
+ * Reads the snapshot `bytes` (none: a new database) and replays the journal after it. Changes no
+ * file. Throws what the database or its schema throws; nothing is left open then.
+ */
+export async function readStore(bytes: Uint8Array | undefined, dbFile: string, journalFile: string, log: Logger): Promise<Loaded> {
+  const { database, removed } = await StoreDatabase.open(bytes, dbFile);
+  try {
+    const report: OpenReport = { refused: [], removed };
+    const snapshotSeq = Number(database.metaValue('journal_seq') ?? '0');
+    let seq = snapshotSeq;
+    let replayed = 0;
+    const { entries, validBytes, totalBytes } = readJournal(journalFile);
+    if (totalBytes > validBytes) {
+      log.warn(`journal: dropped ${totalBytes - validBytes} bytes of a write torn by a crash (it was never acknowledged)`);
+    }
+    for (const entry of entries) {
+      if (entry.seq <= snapshotSeq) continue;
+      applyEntry(database, checkedEntry(entry, report.refused));
+      seq = entry.seq;
+      replayed++;
+    }
+    const atoms = await checkAtomRows(readAtomRows(database), report.refused);
+    const names = new Set(atoms.map((a) => a.name));
+    // Vectors of atoms not loaded are left where they are.
+    const embeddings = readEmbeddings(database, (name) => names.has(name));
+    return { database, seq, replayed, journal: { validBytes, totalBytes }, atoms, embeddings, lastBuild: readLastBuild(database), report };
+  } catch (err) {
+    database.close();
+    throw err;
+  }
+}
+
+/** One journal entry, in one transaction: each op by the SQL of the table that owns it. */
+export function applyEntry(db: StoreDatabase, entry: JournalEntry): void {
+  db.transaction(() => {
+    for (const op of entry.ops) {
+      switch (op.op) {
+        case 'put':
+          writeAtom(db, op.atom);
+          break;
+        case 'del':
+          writeTombstone(db, op);
+          deleteEmbedding(db, op.name);
+          deleteAtomRow(db, op.name);
+          break;
+        case 'emb':
+          writeEmbeddings(db, op.rows);
+          break;
+        case 'build':
+          writeBuild(db, op);
+          break;
+      }
+    }
+  });
+}
