@@ -93,7 +93,7 @@ async function main(argv: string[]): Promise<number> {
     return fail(code === 'EADDRINUSE' ? `port ${port} is in use: pick another with --port, or 0 for a free one` : (err as Error).message);
   }
   process.stdout.write(`Atomic Coding MCP server listening on ${host.url}\n`);
-  log.info(`workspace ${dir}: ${workspace.store.size} atoms; token and address in ${workspace.store.atomicDir}/server.json`);
+  log.info(`workspace ${dir}: ${workspace.atoms.size} atoms; token and address in ${workspace.atoms.atomicDir}/server.json`);
   await new Promise<void>((done) => {
     const stop = (signal: string) => {
       log.info(`${signal}: shutting down`);

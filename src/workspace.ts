@@ -2,6 +2,11 @@
  * One open workspace: the store, the builder and (when wired) the search index. Every write
  * goes through here, so an MCP tool and an editor save take the same path: validation, the
  * durable store, then the rebuild that the store's change announcement calls for.
+ *
+ * The store stays private: views, tools and the command line read through `atoms`, a view with
+ * no write method, so there is no second way in. What reacts to a change (the builder, the search
+ * index, the tree, MCP subscribers) listens to the store's announcement, not to this class, so it
+ * follows every durable change whoever made it.
  */
 import { join, resolve } from 'node:path';
 import { AtomError } from './atoms/errors.js';
@@ -9,7 +14,9 @@ import { draftOf, versionToRestore } from './atoms/history.js';
 import type { Atom, AtomDraft, AtomVersion } from './atoms/model.js';
 import { Builder } from './build/builder.js';
 import { AtomStore, type StoreOptions, type UpsertResult } from './store/atomStore.js';
+import { changed } from './store/atoms/batch.js';
 import type { BuildRecord } from './store/builds.js';
+import { readerOf, type AtomReader } from './store/reader.js';
 import type { EmbeddingProvider } from './store/embeddings/provider.js';
 import { UseLiteProvider } from './store/embeddings/useLite.js';
 import { SearchIndex } from './store/search/searchIndex.js';
@@ -30,24 +37,25 @@ export interface WriteOutcome<T> {
 }
 
 export class AtomWorkspace {
+  /** The atoms, their history, builds and status: reads only. */
+  readonly atoms: AtomReader;
   readonly builder: Builder;
   /** semantic_search: follows the store's changes; loads its index and model lazily. */
   readonly search: SearchIndex;
 
   private constructor(
     readonly dir: string,
-    readonly store: AtomStore,
+    private readonly store: AtomStore,
     readonly log: Logger,
     bundlePath: string,
     /** The model behind semantic_search (get_status names it). */
     readonly embeddings: EmbeddingProvider,
   ) {
+    this.atoms = readerOf(store);
+    // Builds after every change the store announces, a database changed by another program
+    // (a git checkout) included.
     this.builder = new Builder(store, bundlePath, log);
     this.search = new SearchIndex(store, embeddings, { logger: log });
-    // A database changed by another program (a git checkout) gets a bundle of its own atoms.
-    store.onDidChange((change) => {
-      if (change.kind === 'reload') void this.builder.rebuild();
-    });
   }
 
   static async open(dir: string, options: WorkspaceOptions = {}): Promise<AtomWorkspace> {
@@ -69,12 +77,12 @@ export class AtomWorkspace {
 
   async upsert(draft: AtomDraft): Promise<WriteOutcome<UpsertResult>> {
     const result = await this.store.upsert(draft);
-    return { result, build: await this.builder.rebuild() };
+    return { result, build: await this.buildAfter(changed(result)) };
   }
 
   async upsertMany(drafts: AtomDraft[]): Promise<WriteOutcome<UpsertResult[]>> {
     const result = await this.store.upsertMany(drafts);
-    return { result, build: await this.builder.rebuild() };
+    return { result, build: await this.buildAfter(result.some(changed)) };
   }
 
   /**
@@ -93,19 +101,35 @@ export class AtomWorkspace {
       }
       throw err;
     }
-    return { from, result, build: await this.builder.rebuild() };
+    return { from, result, build: await this.buildAfter(changed(result)) };
   }
 
   async delete(name: string): Promise<WriteOutcome<Atom>> {
     const result = await this.store.delete(name);
-    return { result, build: await this.builder.rebuild() };
+    return { result, build: await this.buildAfter(true) };
   }
 
   rebuild(): Promise<BuildRecord> {
     return this.builder.rebuild();
   }
 
+  /** Writes the whole database as the snapshot now and empties the journal (see compaction.ts). */
+  compact(): Promise<void> {
+    return this.store.compact();
+  }
+
+  /**
+   * The build a write's change caused (the builder reacts to the store's announcement), for the
+   * write's answer. A write that changed nothing announces nothing, and builds anyway, as a save
+   * always has: saving an atom unchanged after fixing the bundle path brings a bundle.
+   */
+  private buildAfter(changedSomething: boolean): Promise<BuildRecord> {
+    return changedSomething ? this.builder.caused() : this.builder.rebuild();
+  }
+
   async close(): Promise<void> {
+    // The build the last change asked for finishes before the store closes under it.
+    await this.builder.idle();
     this.builder.dispose();
     await this.search.close();
     await this.store.close();

@@ -2,6 +2,10 @@
  * Rebuilds `latest.js` after every change and records each build. A failed build keeps the
  * previous bundle in place and says why. Rebuilds requested while one runs are coalesced.
  *
+ * The build hangs off the store's change event: every durable change (a write through the
+ * workspace, or a database reloaded after another program changed it) asks for one, whoever made
+ * it. A writer that wants the result awaits `caused()`.
+ *
  * The output path comes from the workspace's settings, that is from whoever wrote the repository,
  * so it is checked before every write and read: it must lead (links resolved) inside the workspace
  * folder, and a file already there is only replaced when it is a bundle (it starts with the
@@ -17,9 +21,16 @@ import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
 import { IncrementalBundler } from './bundler.js';
 
+/** What the builder needs of the store: the atoms, their changes, and the build records. */
+export type BuildSource = Pick<AtomStore, 'workspaceDir' | 'all' | 'onDidChange' | 'recordBuild'>;
+
 export class Builder {
   private running: Promise<BuildRecord> | undefined;
   private queued: Promise<BuildRecord> | undefined;
+  /** The build the latest change asked for; it sees that change and every one before it. */
+  private lastCaused: Promise<BuildRecord> | undefined;
+  /** A build asked for by changes of this turn, not started yet. */
+  private scheduled = false;
   private readonly built = new Emitter<BuildRecord>();
   private readonly bundler = new IncrementalBundler();
   private readonly subscription: Disposable;
@@ -28,7 +39,7 @@ export class Builder {
   readonly onDidBuild = this.built.event;
 
   constructor(
-    private readonly store: AtomStore,
+    private readonly store: BuildSource,
     private bundlePath: string,
     private readonly log: Logger,
   ) {
@@ -40,7 +51,38 @@ export class Builder {
       else if (!e.previous) this.bundler.noteAdded(e.atom);
       else if (e.previous.dependencies.join() !== e.atom.dependencies.join()) this.bundler.invalidateOrder();
       else if (e.previous.type !== e.atom.type) this.bundler.noteTypeChanged();
+      this.changed();
     });
+  }
+
+  /**
+   * A change was announced: build once the announcements of this turn are done (a batch of
+   * atoms announces each; they share one build, which starts after the bundler has heard them all).
+   */
+  private changed(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.lastCaused = Promise.resolve().then(() => {
+      this.scheduled = false;
+      return this.rebuild();
+    });
+  }
+
+  /**
+   * The build caused by the latest change (it includes that change and every earlier one), or,
+   * when no change has asked for one, a new build.
+   */
+  caused(): Promise<BuildRecord> {
+    return this.lastCaused ?? this.rebuild();
+  }
+
+  /** Resolves once no build is asked for, running or queued. */
+  async idle(): Promise<void> {
+    for (;;) {
+      const pending = this.scheduled ? this.lastCaused : (this.queued ?? this.running);
+      if (!pending) return;
+      await pending;
+    }
   }
 
   /**

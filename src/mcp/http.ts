@@ -130,7 +130,7 @@ export class McpHttpHost {
   }
 
   private writeInfo(): void {
-    this.infoFile = join(this.workspace.store.atomicDir, 'server.json');
+    this.infoFile = join(this.workspace.atoms.atomicDir, 'server.json');
     writeFileAtomicSync(this.infoFile, JSON.stringify(this.info, null, 2) + '\n', 0o600);
     chmodSync(this.infoFile, 0o600);
   }

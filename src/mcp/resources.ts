@@ -68,7 +68,7 @@ export function registerResources(server: Server, workspace: AtomWorkspace): Dis
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const uri = request.params.uri;
     if (uri === STRUCTURE_URI) {
-      return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(workspace.store.all().map(toStructure), null, 2) }] };
+      return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(workspace.atoms.all().map(toStructure), null, 2) }] };
     }
     if (uri === BUNDLE_URI) {
       // Only ever the bundle the builder writes: never a file the output path setting points at
@@ -84,7 +84,7 @@ export function registerResources(server: Server, workspace: AtomWorkspace): Dis
     }
     if (uri.startsWith(ATOM_PREFIX)) {
       const name = decodeURIComponent(uri.slice(ATOM_PREFIX.length));
-      const atom = workspace.store.get(name);
+      const atom = workspace.atoms.get(name);
       if (!atom) throw new McpError(ErrorCode.InvalidParams, `Atom "${name}" not found. Check the name with get_code_structure.`);
       return { contents: [{ uri, mimeType: 'text/javascript', text: formatAtom(atom) }] };
     }
@@ -97,7 +97,7 @@ export function registerResources(server: Server, workspace: AtomWorkspace): Dis
       return { completion: { values: [], total: 0, hasMore: false } };
     }
     const prefix = argument.value;
-    const matches = workspace.store.all().filter((a) => a.name.startsWith(prefix)).map((a) => a.name);
+    const matches = workspace.atoms.all().filter((a) => a.name.startsWith(prefix)).map((a) => a.name);
     return { completion: { values: matches.slice(0, MAX_COMPLETIONS), total: matches.length, hasMore: matches.length > MAX_COMPLETIONS } };
   });
 

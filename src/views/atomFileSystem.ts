@@ -56,7 +56,7 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
 
   private announce(change: StoreChange): void {
     if (change.kind === 'reload') {
-      const names = this.access.workspace?.store.all().map((a) => a.name) ?? [];
+      const names = this.access.workspace?.atoms.all().map((a) => a.name) ?? [];
       this.emitter.fire(names.map((n) => ({ type: vscode.FileChangeType.Changed, uri: atomUri(n) })));
       return;
     }
@@ -90,7 +90,7 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
   readDirectory(uri: vscode.Uri): [string, vscode.FileType][] {
     if (uri.path !== '/') throw vscode.FileSystemError.FileNotFound(uri);
     return this.workspace(uri)
-      .store.all()
+      .atoms.all()
       .map((a) => [`${a.name}.js`, vscode.FileType.File]);
   }
 
@@ -101,7 +101,7 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
   async writeFile(uri: vscode.Uri, content: Uint8Array, options: { create: boolean; overwrite: boolean }): Promise<void> {
     const name = this.nameOf(uri);
     const workspace = this.workspace(uri);
-    const existing = workspace.store.get(name);
+    const existing = workspace.atoms.get(name);
     if (!existing && !options.create) throw vscode.FileSystemError.FileNotFound(uri);
     if (existing && !options.overwrite) throw vscode.FileSystemError.FileExists(uri);
     try {
@@ -145,7 +145,7 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
   }
 
   private atomAt(uri: vscode.Uri): Atom {
-    const atom = this.workspace(uri).store.get(this.nameOf(uri));
+    const atom = this.workspace(uri).atoms.get(this.nameOf(uri));
     if (!atom) throw vscode.FileSystemError.FileNotFound(uri);
     return atom;
   }

@@ -63,7 +63,7 @@ class AtomCommands {
     const workspace = this.workspace();
     const name = await resolveAtomName(arg, workspace, placeHolder);
     if (!name) return undefined;
-    const atom = workspace.store.get(name);
+    const atom = workspace.atoms.get(name);
     if (!atom) throw errors.notFound(name);
     return atom;
   }
@@ -79,7 +79,7 @@ class AtomCommands {
         // JavaScript parser out of the extension's light half).
         if (!NAME_PATTERN.test(value)) return 'use lowercase letters, digits and underscores, starting with a letter, e.g. player_jump';
         if (value.length > MAX_NAME_LENGTH) return `at most ${MAX_NAME_LENGTH} characters`;
-        return workspace.store.has(value) ? `an atom named "${value}" already exists` : undefined;
+        return workspace.atoms.has(value) ? `an atom named "${value}" already exists` : undefined;
       },
     });
     if (!name) return undefined;
@@ -95,7 +95,7 @@ class AtomCommands {
       prompt: 'One sentence on what it does (semantic search reads it); optional',
     });
     if (description === undefined) return undefined;
-    if (workspace.store.has(name)) throw new Error(`an atom named "${name}" already exists`);
+    if (workspace.atoms.has(name)) throw new Error(`an atom named "${name}" already exists`);
     const draft: AtomDraft = { name, type, code: `function ${name}() {\n}\n`, description: description || undefined };
     await workspace.upsert(draft);
     this.deps.log.info(`created atom ${name} (${type})`);
@@ -178,7 +178,7 @@ class AtomCommands {
     if (!atom) return false;
     if (!dependencies) {
       const others = this.workspace()
-        .store.all()
+        .atoms.all()
         .filter((a) => a.name !== atom.name)
         .sort((a, b) => a.name.localeCompare(b.name));
       const picked = await vscode.window.showQuickPick(
@@ -215,7 +215,7 @@ class AtomCommands {
     const atom = await this.resolveAtom(arg, 'Delete which atom?');
     if (!atom) return false;
     const workspace = this.workspace();
-    const dependents = workspace.store.dependents(atom.name);
+    const dependents = workspace.atoms.dependents(atom.name);
     if (dependents.length) {
       void vscode.window.showErrorMessage(errors.inUse(atom.name, dependents).message);
       return false;

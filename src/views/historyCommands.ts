@@ -42,7 +42,7 @@ class HistoryContentProvider implements vscode.TextDocumentContentProvider {
   provideTextDocumentContent(uri: vscode.Uri): string {
     const name = uri.path.replace(/^\//, '').replace(/\.js$/, '');
     const version = Number(new URLSearchParams(uri.query).get('v'));
-    const v = this.workspace().store.history(name).find((h) => h.version === version);
+    const v = this.workspace().atoms.history(name).find((h) => h.version === version);
     if (!v) throw new Error(`${name} has no version ${version}`);
     return formatAtomSource(v);
   }
@@ -77,9 +77,9 @@ class HistoryCommands {
     const workspace = this.workspace();
     const name = await resolveAtomName(arg, workspace, 'Show the history of which atom?', (a) => ({ description: `${a.type}, v${a.version}` }));
     if (!name) return undefined;
-    const history = workspace.store.history(name);
+    const history = workspace.atoms.history(name);
     if (!history.length) throw new Error(`"${name}" has no history: it never existed`);
-    const current = workspace.store.get(name)?.version;
+    const current = workspace.atoms.get(name)?.version;
     version ??= await this.pickVersion(name, history, current);
     if (version === undefined) return undefined;
     const from = versionToRestore(history, name, current !== undefined, version);
@@ -114,7 +114,7 @@ class HistoryCommands {
   async restoreDeleted(name?: string): Promise<RestoreReport | undefined> {
     const workspace = this.workspace();
     if (!name) {
-      const deleted = workspace.store.deletedAtoms();
+      const deleted = workspace.atoms.deletedAtoms();
       if (!deleted.length) {
         void vscode.window.showInformationMessage('Atomic Coding: no deleted atoms to restore.');
         return undefined;

@@ -80,13 +80,13 @@ export class WorkspaceLifecycle implements vscode.Disposable {
     return this._host;
   }
   get lastBuild(): BuildRecord | undefined {
-    return this._lastBuild ?? this._workspace?.store.lastBuild();
+    return this._lastBuild ?? this._workspace?.atoms.lastBuild();
   }
   atoms(): readonly Atom[] | undefined {
-    return this._workspace?.store.all();
+    return this._workspace?.atoms.all();
   }
   get(name: string): Atom | undefined {
-    return this._workspace?.store.get(name);
+    return this._workspace?.atoms.get(name);
   }
 
   /**
@@ -124,7 +124,7 @@ export class WorkspaceLifecycle implements vscode.Disposable {
     // Relative to the folder, or absolute: the same reading as AtomWorkspace.open's.
     workspace.builder.setOutputPath(resolve(this.folder.fsPath, this.settings().bundlePath));
     if (!this.reportRefusedBundlePath(workspace)) return;
-    if (workspace.store.size > 0) await workspace.rebuild();
+    if (workspace.atoms.size > 0) await workspace.rebuild();
   }
 
   /** Shows why the configured bundle path is refused; true when it is allowed. */
@@ -169,7 +169,7 @@ export class WorkspaceLifecycle implements vscode.Disposable {
       );
       this._host = await McpHttpHost.start(workspace, this.log, { port });
       this.log.info(
-        `session: ${workspace.store.size} atoms in ${this.folder.fsPath}; MCP server on ${this._host.url} ` +
+        `session: ${workspace.atoms.size} atoms in ${this.folder.fsPath}; MCP server on ${this._host.url} ` +
           `(${Math.round(performance.now() - started)} ms)`,
       );
       this.reportRefusedBundlePath(workspace);

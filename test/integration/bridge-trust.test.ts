@@ -241,7 +241,7 @@ describe('serve --stdio in a copy of a served folder', () => {
     const { text, stderr } = await agentUpserts(copy);
     assert.match(text, /saved/);
     servedItself(copy);
-    assert.equal(workspace.store.get('solo'), undefined, "the original's store got nothing");
+    assert.equal(workspace.atoms.get('solo'), undefined, "the original's store got nothing");
     assert.equal(host.sessions.size, 0, 'no session was opened on the original server');
     assert.match(stderr, /did not prove that it serves this workspace/);
   });

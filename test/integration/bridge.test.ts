@@ -79,7 +79,7 @@ describe('stdio bridge to the running server', () => {
         ...['v1', 'v2', 'v3'].map((n) => vscode.callTool({ name: 'upsert_atom', arguments: atom(n) })),
       ]);
       for (const r of results) assert.match(textOf(r), /saved/);
-      assert.deepEqual(workspace.store.all().map((a) => a.name).sort(), ['a1', 'a2', 'a3', 'v1', 'v2', 'v3']);
+      assert.deepEqual(workspace.atoms.all().map((a) => a.name).sort(), ['a1', 'a2', 'a3', 'v1', 'v2', 'v3']);
       // And the agent reads what VS Code wrote.
       assert.match(textOf(await agent.callTool({ name: 'read_atoms', arguments: { names: ['v2'] } })), /function v2\(\)/);
     } finally {
@@ -98,7 +98,7 @@ describe('stdio bridge to the running server', () => {
       assert.notEqual(host.token, oldToken);
       const r = await agent.callTool({ name: 'upsert_atom', arguments: atom('after_restart', '1') });
       assert.match(textOf(r), /saved/);
-      assert.equal(workspace.store.get('after_restart')?.code, 'function after_restart() { return 1; }');
+      assert.equal(workspace.atoms.get('after_restart')?.code, 'function after_restart() { return 1; }');
     } finally {
       await agent.close();
     }

@@ -71,13 +71,13 @@ test('the builder follows the store: a dependency change reorders latest.js', as
     for (const d of cube) await ws.upsert(d);
     const bundlePath = join(dir, '.atomic', 'latest.js');
     const body = (code: string) => code.split('\n').slice(2).join('\n'); // without the Generated line
-    assert.equal(body(readFileSync(bundlePath, 'utf8')), body(createBundle(ws.store.all()).code));
+    assert.equal(body(readFileSync(bundlePath, 'utf8')), body(createBundle(ws.atoms.all()).code));
     // z_helper sorts last by name; once player_jump depends on it, it must come before player_jump.
     await ws.upsert({ name: 'z_helper', type: 'util', code: 'function z_helper() { return 2; }' });
     await ws.upsert({ ...playerJump, dependencies: ['physics_config', 'z_helper'] });
     const order = /^\/\/ Order: (.*)$/m.exec(readFileSync(bundlePath, 'utf8'))![1]!.split(' -> ');
     assert.ok(order.indexOf('z_helper') < order.indexOf('player_jump'), order.join(' -> '));
-    assert.equal(body(readFileSync(bundlePath, 'utf8')), body(createBundle(ws.store.all()).code));
+    assert.equal(body(readFileSync(bundlePath, 'utf8')), body(createBundle(ws.atoms.all()).code));
   } finally {
     await ws.close();
   }
@@ -128,7 +128,7 @@ test('after random creates, deletes, edits, type and dependency changes, latest.
     await ws.upsertMany(Array.from({ length: 30 }, (_, i) => draft(`a_${String(i).padStart(3, '0')}`, [], String(i))));
     let next = 30;
     for (let step = 0; step < 80; step++) {
-      const names = ws.store.all().map((a) => a.name);
+      const names = ws.atoms.all().map((a) => a.name);
       const roll = random();
       const someDeps = () => [...new Set(Array.from({ length: Math.floor(random() * 3) }, () => pick(names)))];
       if (roll < 0.35) {
@@ -136,22 +136,22 @@ test('after random creates, deletes, edits, type and dependency changes, latest.
         const name = `${pick(['a', 'm', 'z', 'b'])}_${String(next++).padStart(3, '0')}`;
         await ws.upsert(draft(name, someDeps(), String(step)));
       } else if (roll < 0.5) {
-        const unused = names.filter((n) => ws.store.dependents(n).length === 0);
+        const unused = names.filter((n) => ws.atoms.dependents(n).length === 0);
         if (unused.length > 1) await ws.delete(pick(unused));
       } else if (roll < 0.7) {
-        const atom = asDraft(ws.store.get(pick(names))!);
+        const atom = asDraft(ws.atoms.get(pick(names))!);
         await ws.upsert({ ...atom, code: atom.code.replace(/\n}$/, ` // ${step}\n}`) });
       } else if (roll < 0.8) {
-        const atom = asDraft(ws.store.get(pick(names))!);
+        const atom = asDraft(ws.atoms.get(pick(names))!);
         await ws.upsert({ ...atom, type: pick(types) });
       } else {
         // New dependencies may form a cycle: the store refuses it, and nothing changes.
-        const atom = asDraft(ws.store.get(pick(names))!);
+        const atom = asDraft(ws.atoms.get(pick(names))!);
         const deps = someDeps().filter((d) => d !== atom.name);
         const next = { ...atom, dependencies: deps, code: `function ${atom.name}() {\n  return ${[...deps.map((d) => `${d}()`), '1'].join(' + ')};\n}` };
         await ws.upsert(next).catch(() => {});
       }
-      assert.equal(body(readFileSync(bundlePath, 'utf8')), body(createBundle(ws.store.all()).code), `after step ${step}`);
+      assert.equal(body(readFileSync(bundlePath, 'utf8')), body(createBundle(ws.atoms.all()).code), `after step ${step}`);
     }
   } finally {
     await ws.close();

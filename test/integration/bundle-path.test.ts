@@ -46,7 +46,7 @@ test('a bundle path of ../outside.js or ../.bashrc writes nothing outside the fo
     const server = await open(folder, bundlePath);
     const { workspace: ws, client } = server;
     try {
-      assert.match(ws.store.lastBuild()?.error_message ?? '', REFUSED_OUTSIDE, 'opening builds, and the build is refused');
+      assert.match(ws.atoms.lastBuild()?.error_message ?? '', REFUSED_OUTSIDE, 'opening builds, and the build is refused');
       const upsert = await server.call('upsert_atom', { ...mathClamp, description: `clamp (${bundlePath})` });
       assert.equal(upsert.isError, false, 'the atom itself is saved');
       assert.match(upsert.text, /Rebuild triggered, but it failed: build refused, nothing was written: The bundle path .* is outside the workspace folder/);
@@ -72,7 +72,7 @@ test('a linked folder, a link at the bundle itself, or a cloned .atomic/latest.j
     const server = await open(folder, bundlePath);
     const { workspace: ws, client } = server;
     try {
-      assert.match(ws.store.lastBuild()?.error_message ?? '', /build refused, nothing was written: .* is outside the workspace folder .*through a symbolic link/);
+      assert.match(ws.atoms.lastBuild()?.error_message ?? '', /build refused, nothing was written: .* is outside the workspace folder .*through a symbolic link/);
       const upsert = await server.call('upsert_atom', { ...mathClamp, description: `clamp (${bundlePath})` });
       assert.match(upsert.text, /build refused, nothing was written/);
       const read = await client.readResource({ uri: 'atoms://bundle' }).then(textOf, (err: Error) => err.message);

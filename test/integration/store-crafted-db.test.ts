@@ -90,7 +90,7 @@ async function onDisk(dir: string): Promise<{ objects: string[]; rows: Map<strin
 }
 
 function statusText(store: AtomStore): string {
-  const workspace = { store, search: { pendingEmbeddings: 0 }, embeddings: { modelId: 'test-model' } } as unknown as AtomWorkspace;
+  const workspace = { atoms: store, search: { pendingEmbeddings: 0 }, embeddings: { modelId: 'test-model' } } as unknown as AtomWorkspace;
   return formatStatus(workspaceStatus(workspace, '0.0.0', 0));
 }
 

@@ -24,7 +24,7 @@ test('a database changed by another program is noticed and reloaded, not overwri
   const dir = tempDir();
   const ws = await AtomWorkspace.open(dir);
   await ws.upsert(mathClamp);
-  await ws.store.compact();
+  await ws.compact();
   const reloads: string[] = [];
   ws.onDidChange((e) => reloads.push(e.kind));
 
@@ -36,7 +36,7 @@ test('a database changed by another program is noticed and reloaded, not overwri
   const deadline = Date.now() + 5000;
   while (!reloads.includes('reload') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
   assert.ok(reloads.includes('reload'), 'the file watcher noticed the change');
-  assert.deepEqual(ws.store.all().map((a) => a.name), ['physics_config', 'player_jump']);
+  assert.deepEqual(ws.atoms.all().map((a) => a.name), ['physics_config', 'player_jump']);
 
   // A write after the checkout builds on the checked-out atoms instead of the old ones.
   await ws.upsert(mathClamp);
@@ -99,7 +99,7 @@ test('a full disk is reported with what to do, changes nothing, and the store re
     for (;;) writeFileSync(join(disk, 'filler', `s${i++}`), Buffer.alloc(64));
   } catch {}
   await assert.rejects(ws.upsert({ ...physicsConfig, description: 'x'.repeat(3000) }), /the disk is full: free some space and try again\. Nothing was changed\./);
-  assert.equal(ws.store.get('physics_config'), undefined);
+  assert.equal(ws.atoms.get('physics_config'), undefined);
   rmSync(join(disk, 'filler'), { recursive: true });
   await ws.upsert(physicsConfig);
   await ws.close();

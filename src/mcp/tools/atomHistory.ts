@@ -26,7 +26,7 @@ export const atomHistory = defineTool({
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ operation, name, version, limit = 50 }, { workspace }) {
-    const store = workspace.store;
+    const store = workspace.atoms;
     if (operation === 'deleted') {
       const deleted = store.deletedAtoms();
       if (deleted.length === 0) return 'No deleted atoms.';

@@ -20,7 +20,7 @@ export const getCodeStructure = defineTool({
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ type_filter, detail = 'full' }, { workspace }) {
-    const atoms = workspace.store.all().filter((a) => !type_filter || a.type === type_filter);
+    const atoms = workspace.atoms.all().filter((a) => !type_filter || a.type === type_filter);
     if (detail === 'minimal') {
       const lines = atoms.map((a) => (a.dependencies.length ? `${a.name} ${a.type} -> ${a.dependencies.join(', ')}` : `${a.name} ${a.type}`));
       return [`${atoms.length} atom${atoms.length === 1 ? '' : 's'} (name type -> dependencies):`, ...lines].join('\n');

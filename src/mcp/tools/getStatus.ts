@@ -25,7 +25,7 @@ const LISTED = 10;
  * count their types alone took 1.4 ms).
  */
 export function workspaceStatus(workspace: AtomWorkspace, version: string, connectedClients: number): WorkspaceStatus {
-  const store = workspace.store;
+  const store = workspace.atoms;
   const byType = store.countByType();
   const disk = store.diskSize();
   const build = store.lastBuild();

@@ -4,7 +4,7 @@ import { topologicalOrder, type DependencyMap } from '../../atoms/graph.js';
 import type { Atom } from '../../atoms/model.js';
 import { formatSignature } from '../../atoms/signature.js';
 import { findEntryPoint } from '../../build/bundler.js';
-import type { AtomStore } from '../../store/atomStore.js';
+import type { AtomReader } from '../../store/reader.js';
 import { GraphQueries } from '../graphQueries.js';
 import { atomName } from '../schemas.js';
 import { defineTool } from '../tool.js';
@@ -15,7 +15,7 @@ import { defineTool } from '../tool.js';
  */
 const queriesByMap = new WeakMap<DependencyMap, GraphQueries>();
 
-function graphQueries(store: AtomStore): GraphQueries {
+function graphQueries(store: AtomReader): GraphQueries {
   const map = store.dependencyMap();
   let queries = queriesByMap.get(map);
   if (!queries) {
@@ -46,7 +46,7 @@ export const queryGraph = defineTool({
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ operation, name, to, transitive = false, limit = 200 }, { workspace }) {
-    const store = workspace.store;
+    const store = workspace.atoms;
     const graph = graphQueries(store);
     const line = (n: string, depth?: number): string => {
       const atom = store.get(n) as Atom;

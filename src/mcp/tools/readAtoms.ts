@@ -15,8 +15,8 @@ export const readAtoms = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ names }, { workspace }) {
     const wanted = [...new Set(names)];
-    const missing = wanted.filter((n) => !workspace.store.has(n));
+    const missing = wanted.filter((n) => !workspace.atoms.has(n));
     if (missing.length > 0) throw errors.namesNotFound(missing);
-    return wanted.map((n) => formatAtom(workspace.store.get(n) as Atom)).join('\n\n');
+    return wanted.map((n) => formatAtom(workspace.atoms.get(n) as Atom)).join('\n\n');
   },
 });

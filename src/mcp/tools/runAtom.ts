@@ -36,7 +36,7 @@ export const runAtom = defineTool({
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ name, args = [], timeout_ms, memory_mb }, { workspace }) {
-    const store = workspace.store;
+    const store = workspace.atoms;
     const target = store.get(name);
     if (!target) throw errors.notFound(name);
     const graph = store.dependencyMap();

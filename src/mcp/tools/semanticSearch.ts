@@ -28,7 +28,7 @@ export const semanticSearch = defineTool({
     if (semanticUnavailable) {
       blocks.unshift(`// Ranked by words only: the embedding model is unavailable (${semanticUnavailable}).`);
     } else if (unembedded) {
-      blocks.unshift(`// ${unembeddedNote(unembedded, workspace.store.size)}`);
+      blocks.unshift(`// ${unembeddedNote(unembedded, workspace.atoms.size)}`);
     }
     return blocks.join('\n\n');
   },

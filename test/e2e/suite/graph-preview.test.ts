@@ -33,7 +33,7 @@ describe('Dependency graph and live preview webviews', function () {
   let api: AtomicCodingApi;
 
   const workspace = () => api.session!.workspace!;
-  const edgeCount = () => workspace().store.all().reduce((n, a) => n + a.dependencies.length, 0);
+  const edgeCount = () => workspace().atoms.all().reduce((n, a) => n + a.dependencies.length, 0);
 
   before(async () => {
     ({ api } = await readyExtension());
@@ -53,7 +53,7 @@ describe('Dependency graph and live preview webviews', function () {
     assert.ok(graph?.panel, 'the command returns its panel');
     assert.equal(graph.panel.viewType, 'atomicCoding.graph');
     const rendered = await until('the graph to render', () => graph.lastRender);
-    assert.equal(rendered.nodes, workspace().store.size);
+    assert.equal(rendered.nodes, workspace().atoms.size);
     assert.equal(rendered.edges, edgeCount());
     report(`graph rendered ${rendered.nodes} atoms and ${rendered.edges} edges in ${rendered.ms} ms (webview timing)`);
     const again = await vscode.commands.executeCommand<GraphPanelLike>('atomicCoding.showGraph', 'gp_step');

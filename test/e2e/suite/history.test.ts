@@ -47,7 +47,7 @@ describe('History and undo in the tree', function () {
     assert.equal(after.code, v1);
     assert.equal(after.description, 'Speed, first take');
     assert.equal(after.version, before.version + 1, 'a restore is a new version; the history keeps the one it replaced');
-    assert.equal(workspace.store.history('history_speed').length, 3);
+    assert.equal(workspace.atoms.history('history_speed').length, 3);
   });
 
   it('Show History refuses a version that does not exist, and changes nothing', async () => {
@@ -63,7 +63,7 @@ describe('History and undo in the tree', function () {
     await workspace.upsert({ name: 'history_gone', type: 'feature', code });
     assert.equal(await vscode.commands.executeCommand('atomicCoding.deleteAtom', 'history_gone', { confirmed: true }), true);
     assert.equal(api.session!.get('history_gone'), undefined);
-    assert.ok(workspace.store.deletedAtoms().some((d) => d.name === 'history_gone'), 'listed among the deleted atoms');
+    assert.ok(workspace.atoms.deletedAtoms().some((d) => d.name === 'history_gone'), 'listed among the deleted atoms');
 
     const report = (await vscode.commands.executeCommand('atomicCoding.restoreDeleted', 'history_gone')) as RestoreReport;
     assert.equal(report.name, 'history_gone');
@@ -73,6 +73,6 @@ describe('History and undo in the tree', function () {
     assert.equal(restored.code, code);
     assert.equal(restored.type, 'feature');
     assert.equal(restored.version, report.version);
-    assert.ok(!workspace.store.deletedAtoms().some((d) => d.name === 'history_gone'), 'no longer listed as deleted');
+    assert.ok(!workspace.atoms.deletedAtoms().some((d) => d.name === 'history_gone'), 'no longer listed as deleted');
   });
 });

@@ -65,7 +65,7 @@ describe('Search Atoms', function () {
   it('lists every atom by name before anything is typed', async () => {
     const search = await vscode.commands.executeCommand<AtomSearchLike>('atomicCoding.searchAtoms');
     const names = (await search.results()).map((i) => i.name);
-    const all = api.session!.workspace!.store.all().map((a) => a.name);
+    const all = api.session!.workspace!.atoms.all().map((a) => a.name);
     assert.deepEqual(names, [...all].sort((a, b) => a.localeCompare(b)));
     assert.ok(names.includes('search_clamp'));
   });
