@@ -1,0 +1,146 @@
+/**
+ * The running game as an MCP App, shown in the chat for upsert_atom and upsert_atoms: after a change, a
+ * person sees the bundle run. It reads latest.js through the host (the atoms://bundle resource) and runs
+ * it as the editor's live preview does (src/preview/page.ts): in a sandboxed frame with its own
+ * Content-Security-Policy and nonce, on the built-in page with a `<canvas id="game">`. The frame's console
+ * output and runtime errors are tied to their atom and line (src/preview/bundleMap.ts); clicking one shows
+ * that atom's code (read_atoms through the host) with the line marked.
+ */
+import type { App } from '@modelcontextprotocol/ext-apps';
+import { BundleMap, describeLocation } from '../../src/preview/bundleMap.js';
+import { makeFrameNonce } from '../../src/preview/csp.js';
+import { framePage, type PreludeReport } from '../../src/preview/page.js';
+import type { BundleLocation } from '../../src/views/webviewMessages.js';
+import { $, connect, resultText, showCode } from './connect.mjs';
+
+const BUNDLE_URI = 'atoms://bundle';
+const MAX_ENTRIES = 300;
+
+const stage = $('stage');
+const state = $('state');
+const problem = $<HTMLPreElement>('problem');
+const consoleList = $('console-list');
+const consoleCount = $('console-count');
+const code = $<HTMLPreElement>('code');
+
+let frame: HTMLIFrameElement | undefined;
+let map = new BundleMap('');
+let entries = 0;
+let errors = 0;
+let runs = 0;
+
+const { app } = connect('Atomic Coding game', (app) => {
+  app.ontoolresult = (result) => {
+    const text = resultText(result);
+    $('result').textContent = text.split('\n')[0] ?? '';
+    $('result').className = result.isError ? 'error' : '';
+    void run(app);
+  };
+});
+
+function setState(status: string, text: string): void {
+  state.textContent = text;
+  state.dataset.status = status;
+  state.dataset.runs = String(runs);
+  state.dataset.errors = String(errors);
+}
+
+async function run(app: App): Promise<void> {
+  if (!app.getHostCapabilities()?.serverResources) {
+    showProblem('This chat does not let apps read resources, so the game cannot be loaded here. Open it in the editor: Atomic Coding: Open Live Preview.');
+    setState('unsupported', 'cannot read the bundle in this chat');
+    return;
+  }
+  setState('loading', 'Reading latest.js…');
+  let bundle: string;
+  try {
+    const read = await app.readServerResource({ uri: BUNDLE_URI });
+    const first = read.contents[0];
+    bundle = first && 'text' in first ? first.text : '';
+  } catch (err) {
+    showProblem(`The bundle could not be read: ${(err as Error).message}`);
+    setState('failed', 'no bundle');
+    return;
+  }
+  load(bundle);
+}
+
+function load(bundle: string): void {
+  runs++;
+  map = new BundleMap(bundle);
+  problem.hidden = true;
+  frame?.remove();
+  frame = document.createElement('iframe');
+  frame.id = 'frame';
+  frame.title = 'The game: latest.js running';
+  // Scripts run, in an opaque origin: no access to this view, to the host or to the chat.
+  frame.setAttribute('sandbox', 'allow-scripts');
+  frame.srcdoc = framePage(null, bundle, makeFrameNonce());
+  stage.append(frame);
+  const atoms = map.atoms.length;
+  setState(bundle ? 'running' : 'empty', bundle ? `latest.js · ${atoms} atom${atoms === 1 ? '' : 's'} · run ${runs}` : 'No bundle yet.');
+  addEntry('info', `— started (run ${runs}) —`, null);
+}
+
+function showProblem(text: string): void {
+  frame?.remove();
+  frame = undefined;
+  problem.textContent = text;
+  problem.hidden = false;
+}
+
+function addEntry(level: string, text: string, location: BundleLocation | null): void {
+  const row = document.createElement('div');
+  row.className = `entry ${level}`;
+  const where = location ? describeLocation(location) : '';
+  if (where && location?.atom) {
+    const link = document.createElement('a');
+    link.href = '#';
+    link.textContent = where;
+    link.title = `Show the code of ${location.atom}`;
+    link.dataset.atom = location.atom;
+    link.dataset.line = String(location.atomLine ?? '');
+    const { atom, atomLine } = location;
+    link.addEventListener('click', (e) => {
+      e.preventDefault();
+      void readAtom(atom, atomLine);
+    });
+    row.append(link);
+  } else if (where) {
+    row.append(Object.assign(document.createElement('span'), { className: 'where', textContent: where }));
+  }
+  row.append(Object.assign(document.createElement('span'), { className: 'text', textContent: text }));
+  consoleList.append(row);
+  while (consoleList.childElementCount > MAX_ENTRIES) consoleList.firstElementChild?.remove();
+  entries++;
+  consoleCount.textContent = errors ? `${entries} (${errors} errors)` : String(entries);
+  consoleList.scrollTop = consoleList.scrollHeight;
+}
+
+async function readAtom(name: string, line: number | null): Promise<void> {
+  if (!app.getHostCapabilities()?.serverTools) return;
+  const result = await app.callServerTool({ name: 'read_atoms', arguments: { names: [name] } });
+  showCode(code, resultText(result), line);
+  code.dataset.atom = name;
+}
+
+/** A report from the frame's prelude (src/preview/page.ts); anything else the frame sends is ignored. */
+window.addEventListener('message', (event: MessageEvent) => {
+  if (!frame || event.source !== frame.contentWindow) return;
+  const r = event.data as PreludeReport;
+  if (!r || typeof r !== 'object' || r.source !== 'atomic-preview') return;
+  if (r.kind === 'console') addEntry(String(r.level), String(r.text).slice(0, 4000), map.locate(r.stack));
+  else if (r.kind === 'error') {
+    errors++;
+    state.dataset.errors = String(errors);
+    addEntry('error', String(r.message).slice(0, 4000), map.locate(r.stack, r.line));
+  }
+});
+
+$('reload').addEventListener('click', () => void run(app));
+$('clear').addEventListener('click', () => {
+  consoleList.replaceChildren();
+  entries = 0;
+  errors = 0;
+  consoleCount.textContent = '0';
+});
