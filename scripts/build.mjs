@@ -4,6 +4,7 @@ import * as esbuild from 'esbuild';
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { appContexts } from './buildApps.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -86,6 +87,8 @@ for (const [entry, out] of webEntries) {
     }),
   );
 }
+// The MCP Apps: one self-contained page each, in dist/apps/ (scripts/buildApps.mjs).
+contexts.push(...(await appContexts(root, dist)));
 if (watch) {
   await Promise.all(contexts.map((c) => c.watch()));
   process.stderr.write('esbuild: watching for changes\n');

@@ -17,6 +17,7 @@ import {
 import { BundleUnavailable } from '../build/builder.js';
 import type { Disposable } from '../util/event.js';
 import type { AtomWorkspace } from '../workspace.js';
+import { isAppUri, readApp } from './apps.js';
 import { formatAtom, toStructure } from './format.js';
 
 export const STRUCTURE_URI = 'atoms://structure';
@@ -67,6 +68,8 @@ export function registerResources(server: Server, workspace: AtomWorkspace): Dis
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const uri = request.params.uri;
+    // The MCP Apps' pages (apps.ts), read by the hosts that render a tool's app.
+    if (isAppUri(uri)) return readApp(uri);
     if (uri === STRUCTURE_URI) {
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(workspace.atoms.all().map(toStructure), null, 2) }] };
     }

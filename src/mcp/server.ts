@@ -21,6 +21,8 @@ import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';
 import { parseArguments } from './arguments.js';
 import { getPrompt, listPrompts } from './prompts.js';
+import { SERVER_ICONS } from './icons.js';
+import { resourceLinks } from './links.js';
 import { registerResources, RESOURCE_CAPABILITIES } from './resources.js';
 import { describeTool, type ToolContext, type ToolDefinition } from './tool.js';
 import { allTools } from './tools/index.js';
@@ -60,7 +62,7 @@ export interface ServerDeps {
 
 export function createMcpServer({ workspace, log, sessions, tools = allTools }: ServerDeps): Server {
   const server = new Server(
-    { name: SERVER_NAME, title: 'Atomic Coding', version: VERSION },
+    { name: SERVER_NAME, title: 'Atomic Coding', version: VERSION, icons: SERVER_ICONS },
     {
       capabilities: { tools: { listChanged: true }, resources: RESOURCE_CAPABILITIES, prompts: {}, completions: {}, logging: {} },
       instructions: INSTRUCTIONS,
@@ -88,9 +90,11 @@ export function createMcpServer({ workspace, log, sessions, tools = allTools }: 
       const args = parseArguments(tool, raw);
       const output = await tool.run(args, context);
       log.debug(`tool ${name} ok in ${(performance.now() - started).toFixed(1)} ms`);
+      // The contract's text first and unchanged; links to the atoms it names after it (links.ts).
+      const links = resourceLinks(name, args as Record<string, unknown>);
       return typeof output === 'string'
-        ? { content: [{ type: 'text', text: output }] }
-        : { content: [{ type: 'text', text: output.text }], ...(output.structured ? { structuredContent: output.structured } : {}) };
+        ? { content: [{ type: 'text', text: output }, ...links] }
+        : { content: [{ type: 'text', text: output.text }, ...links], ...(output.structured ? { structuredContent: output.structured } : {}) };
     } catch (err) {
       if (err instanceof AtomError) {
         log.info(`tool ${name} refused: ${err.message}`);

@@ -5,6 +5,8 @@
  */
 import { z } from 'zod';
 import type { AtomWorkspace } from '../workspace.js';
+import { toolAppMeta } from './apps.js';
+import { toolIcons } from './icons.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -39,15 +41,21 @@ export function defineTool<S extends z.ZodRawShape>(definition: ToolDefinition<S
   return definition;
 }
 
-/** The `tools/list` entry: JSON Schema of the input (draft 2020-12, as MCP expects). */
+/**
+ * The `tools/list` entry: JSON Schema of the input (draft 2020-12, as MCP expects), the tool's icon
+ * (icons.ts) and, for a tool with an MCP App, `_meta.ui.resourceUri` (apps.ts).
+ */
 export function describeTool(tool: ToolDefinition) {
   const schema = z.toJSONSchema(z.object(tool.input).strict(), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete schema.$schema;
+  const app = toolAppMeta(tool.name);
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: schema as { type: 'object'; [key: string]: unknown },
     annotations: { title: tool.title, ...tool.annotations },
+    icons: toolIcons(tool.name),
+    ...(app ? { _meta: app } : {}),
   };
 }
