@@ -1,0 +1,234 @@
+/**
+ * The text of an `atom:` editor: a JSDoc header that carries the atom's type, description, inputs,
+ * outputs and dependencies, followed by the atom's code. People edit the interface the way they
+ * document any JavaScript function, and JavaScript language features understand it:
+ *
+ *   /**
+ *    * Applies upward force when the entity is grounded.
+ *    *
+ *    * @kind feature
+ *    * @param {number} velocity_y - Current Y velocity
+ *    * @param {number} [force_multiplier] - optional inputs are in brackets
+ *    * @returns {number} new_velocity_y - Y velocity after the jump
+ *    * @requires physics_config
+ *    *\/
+ *   function player_jump(velocity_y, force_multiplier) { ... }
+ *
+ * Descriptions (the atom's and its ports') are escaped so that any text round-trips exactly and cannot
+ * break the header: a `\` is written `\\`, a `*\/` as `*\\/`, a description line starting with `@` as `\@`
+ * (else it would be read as a tag), whitespace at either end of the text or of a line as `\n`, `\t` or
+ * `\uXXXX` (else it would be trimmed), and characters an editor changes on save (`\r`, other line
+ * separators, control characters, unpaired surrogates) as `\r` or `\uXXXX`. Ordinary text is written as
+ * it is. Reading undoes exactly these escapes; any other backslash is kept as typed.
+ *
+ * Pure (no `vscode`), so the round trip is unit-tested, and the text tree (src/textTree/) stores atoms
+ * in git in this same format.
+ */
+import { AtomError } from './errors.js';
+import { isAtomType, isPortType, type Atom, type AtomDraft, type Port } from './model.js';
+
+/** Formats an atom as the editor shows it. `parseAtomSource(name, formatAtomSource(a))` gives `a` back. */
+export function formatAtomSource(atom: Pick<Atom, 'type' | 'code' | 'inputs' | 'outputs' | 'dependencies' | 'description'>): string {
+  const lines: string[] = [];
+  if (atom.description) {
+    lines.push(...escapeDescription(atom.description));
+    lines.push('');
+  }
+  lines.push(`@kind ${atom.type}`);
+  for (const port of atom.inputs) lines.push(`@param ${formatPort(port)}`);
+  for (const port of atom.outputs) lines.push(`@returns ${formatPort(port)}`);
+  for (const dep of atom.dependencies) lines.push(`@requires ${dep}`);
+  const header = ['/**', ...lines.map((l) => (l ? ` * ${l}` : ' *')), ' */'].join('\n');
+  return `${header}\n${atom.code}`;
+}
+
+function formatPort(port: Port): string {
+  const name = port.optional ? `[${port.name}]` : port.name;
+  return `{${port.type}} ${name}${port.description ? ` - ${escapeText(port.description, false)}` : ''}`;
+}
+
+// ---- escaping descriptions ------------------------------------------------------------------
+
+/**
+ * What an editor would change or drop: carriage returns and other line separators (VS Code normalizes
+ * line ends and offers to remove unusual ones), control characters, a byte-order mark, unpaired surrogates
+ * (not encodable as UTF-8). `\n` and `\t` are not here: they are handled where they matter.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what this matches
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+function escapeChar(c: string): string {
+  if (c === '\n') return '\\n';
+  if (c === '\r') return '\\r';
+  if (c === '\t') return '\\t';
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * One text escaped for the header. `multiline`: line breaks stay line breaks (the atom's description);
+ * otherwise they are written `\n` (a port's description lives on its tag's line).
+ */
+function escapeText(text: string, multiline: boolean): string {
+  let out = text.replace(/\\/g, '\\\\').replace(UNSAFE, escapeChar);
+  if (!multiline) out = out.replace(/\n/g, escapeChar);
+  // `*/` would end the comment; `*\/` reads back as `*/`.
+  out = out.replace(/\*\//g, '*\\/');
+  // The reader trims the whole text: whitespace at its very ends is escaped.
+  return out.replace(/^\s/, escapeChar).replace(/\s$/, escapeChar);
+}
+
+/** The atom's description as header lines (without the ` * ` prefix). */
+function escapeDescription(description: string): string[] {
+  return escapeText(description, true)
+    .split('\n')
+    .map((line) => line.replace(/^@/, '\\@').replace(/\s$/, escapeChar));
+}
+
+/** Undoes escapeText; a backslash before anything else is kept, so hand-typed backslashes survive. */
+function unescapeText(text: string): string {
+  return text.replace(/\\(u[0-9a-fA-F]{4}|[\\nrt@/])/g, (_, e: string) => {
+    if (e.length > 1) return String.fromCharCode(parseInt(e.slice(1), 16));
+    return e === 'n' ? '\n' : e === 'r' ? '\r' : e === 't' ? '\t' : e;
+  });
+}
+
+/** What an editor's text says: the draft to upsert, and whether the text had a header at all. */
+export interface ParsedAtomSource {
+  /** The draft; without a header, only `code` is set and the rest must come from the stored atom. */
+  draft: Omit<AtomDraft, 'type'> & { type?: AtomDraft['type'] };
+  hasHeader: boolean;
+}
+
+const HEADER = /^\s*\/\*\*([\s\S]*?)\*\/[ \t]*\r?\n?/;
+
+/**
+ * Reads an editor's text back into a draft for the atom `name`. The first `/** *\/` block is the header
+ * when it has atom tags (@kind, @param, @returns, @requires); without one the whole text is code and the
+ * interface stays as stored.
+ * Throws an AtomError naming the line for a tag it cannot read, so a save is refused with a reason.
+ */
+export function parseAtomSource(name: string, text: string): ParsedAtomSource {
+  const match = HEADER.exec(text);
+  if (!match || !/(^|\n)\s*\*?\s*@(kind|param|returns?|requires)\b/.test(match[1]!)) {
+    return { draft: { name, code: text }, hasHeader: false };
+  }
+  const code = text.slice(match[0].length);
+  const body = match[1]!.split(/\r?\n/).map((line) => line.replace(/^\s*\*? ?/, '').trimEnd());
+  const descriptionLines: string[] = [];
+  const inputs: Port[] = [];
+  const outputs: Port[] = [];
+  const dependencies: string[] = [];
+  let type: AtomDraft['type'] | undefined;
+  let inTags = false;
+  for (const line of body) {
+    const tag = /^@(\w+)\s*(.*)$/.exec(line);
+    if (!tag) {
+      if (!inTags) descriptionLines.push(line);
+      else if (line.trim()) throw headerError(`"${line.trim()}" is not a tag; the description goes above the first @ tag`);
+      continue;
+    }
+    inTags = true;
+    const [, key, rest] = tag as unknown as [string, string, string];
+    switch (key) {
+      case 'kind':
+        if (!isAtomType(rest.trim())) throw headerError(`@kind ${rest.trim() || '(empty)'}: use core, feature or util`);
+        type = rest.trim() as AtomDraft['type'];
+        break;
+      case 'param':
+        inputs.push(parsePort('@param', rest));
+        break;
+      case 'returns':
+      case 'return':
+        outputs.push(parsePort('@returns', rest));
+        break;
+      case 'requires':
+        for (const dep of rest.split(/[\s,]+/).filter(Boolean)) dependencies.push(dep);
+        break;
+      default:
+        throw headerError(`@${key} is not an atom tag; use @kind, @param, @returns or @requires`);
+    }
+  }
+  if (!type) throw headerError('@kind is missing: add "@kind core", "@kind feature" or "@kind util"');
+  const description = unescapeText(descriptionLines.join('\n').trim());
+  return {
+    draft: { name, type, code, inputs, outputs, dependencies, description: description || undefined },
+    hasHeader: true,
+  };
+}
+
+const PORT = /^\{([^}]*)\}\s+(\[[^\]]*\]|[^\s[\]]+)\s*(?:-\s*)?(.*)$/;
+
+function parsePort(tag: string, text: string): Port {
+  const m = PORT.exec(text.trim());
+  if (!m) throw headerError(`${tag} ${text.trim()}: write "${tag} {number} name - description"`);
+  const [, type, rawName, description] = m as unknown as [string, string, string, string];
+  if (!isPortType(type.trim())) {
+    throw headerError(`${tag} {${type}}: the type must be one of number, string, boolean, number[], string[], boolean[], void`);
+  }
+  const optional = rawName.startsWith('[');
+  const name = optional ? rawName.slice(1, -1).split('=')[0]!.trim() : rawName;
+  const port: Port = { name, type: type.trim() as Port['type'] };
+  if (description.trim()) port.description = unescapeText(description.trim());
+  if (optional) port.optional = true;
+  return port;
+}
+
+function headerError(message: string): AtomError {
+  return new AtomError('invalid_argument', `atom header: ${message}`);
+}
+
+/** Ports as one line for an input box: `velocity_y: number, force_multiplier?: number`. */
+export function formatPortList(ports: readonly Port[]): string {
+  return ports.map((p) => `${p.name}${p.optional ? '?' : ''}: ${p.type}`).join(', ');
+}
+
+/**
+ * Reads a line written like formatPortList's. A port that keeps its name keeps its description
+ * (the line has no room for descriptions; the editor header does). Empty text means no ports.
+ */
+export function parsePortList(text: string, previous: readonly Port[] = []): Port[] {
+  const parts = text.split(',').map((s) => s.trim()).filter(Boolean);
+  return parts.map((part) => {
+    const m = /^([A-Za-z_$][A-Za-z0-9_$]*)(\?)?\s*:\s*([a-z]+(?:\[\])?)$/.exec(part);
+    if (!m) throw new AtomError('invalid_argument', `"${part}": write each port as name: type, e.g. velocity_y: number or label?: string`);
+    const [, name, optional, type] = m as unknown as [string, string, string | undefined, string];
+    if (!isPortType(type)) {
+      throw new AtomError('invalid_argument', `"${part}": the type must be one of number, string, boolean, number[], string[], boolean[], void`);
+    }
+    const port: Port = { name, type };
+    const description = previous.find((p) => p.name === name)?.description;
+    if (description) port.description = description;
+    if (optional) port.optional = true;
+    return port;
+  });
+}
+
+/** The draft a saved text stands for: without a header, the stored interface with the new code. */
+export function toDraft(name: string, text: string, existing: Atom | undefined): AtomDraft {
+  const { draft, hasHeader } = parseAtomSource(name, text);
+  if (hasHeader) return draft as AtomDraft;
+  if (!existing) {
+    throw new AtomError('invalid_argument', `${name}: a new atom needs its header (/** @kind util ... */) above the code`);
+  }
+  return {
+    name,
+    type: existing.type,
+    code: draft.code,
+    inputs: existing.inputs,
+    outputs: existing.outputs,
+    dependencies: existing.dependencies,
+    description: existing.description ?? undefined,
+  };
+}
+
+/** Whether saving `draft` would change nothing (a save without edits must not add a version). */
+export function sameAtom(atom: Atom, draft: AtomDraft): boolean {
+  return (
+    atom.type === draft.type &&
+    atom.code === draft.code &&
+    (atom.description ?? '') === (draft.description ?? '') &&
+    JSON.stringify(atom.inputs) === JSON.stringify(draft.inputs ?? []) &&
+    JSON.stringify(atom.outputs) === JSON.stringify(draft.outputs ?? []) &&
+    JSON.stringify(atom.dependencies) === JSON.stringify([...new Set(draft.dependencies ?? [])].sort())
+  );
+}
