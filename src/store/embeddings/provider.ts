@@ -13,8 +13,21 @@ export interface EmbeddingProvider {
   readonly dimensions: number;
   /** One vector per text, in order. Rejects with an Error whose message says what to do. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
-  /** Frees what the provider holds (a worker thread, a model). Safe to call twice. */
+  /** Frees what the provider holds (a process, a model). Safe to call twice. */
   dispose(): Promise<void>;
+  /** The memory of the process the model runs in, when it runs apart from this one (get_status). */
+  memory?(): EmbedderMemory;
+}
+
+/** An embedding model's process memory, apart from the server's. */
+export interface EmbedderMemory {
+  /** Whether the model's process is running now (it is started on demand, ended when idle). */
+  running: boolean;
+  pid?: number;
+  /** Resident memory now, in bytes (from /proc, else as the process last reported it). */
+  rssBytes?: number;
+  /** Peak resident memory of the current process, in bytes (Linux only). */
+  peakBytes?: number;
 }
 
 /** Cosine similarity of two vectors of the same length. */

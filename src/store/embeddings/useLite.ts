@@ -11,7 +11,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import type { EmbeddingProvider } from './provider.js';
+import type { EmbedderMemory, EmbeddingProvider } from './provider.js';
 import type { EmbedRequest, EmbedResponse, WorkerConfig } from './protocol.js';
 import { tfjsWasmDir, useLiteModelDir, useLiteProcessScript } from './paths.js';
 
@@ -31,17 +31,6 @@ export interface UseLiteOptions {
    * environment's ATOMIC_EMBED_IDLE_MS, else 5 minutes.
    */
   idleMs?: number;
-}
-
-/** The embedding process's memory, apart from the server's. */
-export interface EmbedderMemory {
-  /** Whether the model's process is running now (it is started on demand). */
-  running: boolean;
-  pid?: number;
-  /** Resident memory now, in bytes (from /proc, else as the process last reported it). */
-  rssBytes?: number;
-  /** Peak resident memory of the current process, in bytes (Linux only). */
-  peakBytes?: number;
 }
 
 interface Pending {
