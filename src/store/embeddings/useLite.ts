@@ -142,7 +142,7 @@ export class UseLiteProvider implements EmbeddingProvider {
     if (this.child !== child) return;
     // The next request starts a fresh process.
     this.forget(child);
-    this.failAll(new Error(`the embedding process stopped (${reason}) before answering; the next search starts it again`));
+    this.failAll(new Error(`the embedding process stopped (${reason}) before answering; the next search starts it again (if it keeps stopping, its messages in this log say why; reinstalling the extension restores damaged model files)`));
   }
 
   private forget(child: ChildProcess): void {
