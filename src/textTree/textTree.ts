@@ -1,0 +1,517 @@
+/**
+ * The text tree: every atom as a file `<folder>/<name>.js` (default `atoms/`) in the workspace, the
+ * form a team commits, reviews and merges in git. The store (sql.js, the journal, the vectors) stays
+ * the fast index, the local history and the cache; the files and the store follow each other both
+ * ways:
+ *
+ * - store -> text: every durable change the store announces (MCP, the editor, a restore, a batch, a
+ *   database reloaded) writes or removes the atom's file, atomically (temp file + rename). The
+ *   workspace's writes await `written()`, so an acknowledged write has its file.
+ * - text -> store: a file changed, added or removed by anyone else (an editor, git checkout, pull,
+ *   merge, rebase, stash, a patch) is imported through upsert_atom's validation, at open and while
+ *   the workspace is open (the folder is watched; events are gathered for a moment, so the files of
+ *   a branch switch are taken together, in one change, and dependencies between them resolve).
+ *   A file that is not valid is not taken: the atom keeps its last good version and the file is
+ *   reported (problems.ts) until it is fixed; the files that are valid without it are taken.
+ *
+ * Which side is newer is decided per atom by what was last written or imported (records.ts): that
+ * repairs a process killed between the store's commit and the file's write, and keeps the server
+ * from ever rewriting a file it imported (a file formatted differently from the server's own
+ * output stays as it is, so a git checkout leaves `git status` clean) or a file someone changed
+ * that is not imported yet.
+ *
+ * One step at a time (`queue`): a round reads the files and the store, writes files, and commits
+ * one store change; the next round sees its result.
+ */
+import { promises as fsp, mkdirSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { sameAtom } from '../atoms/atomDocument.js';
+import { AtomError } from '../atoms/errors.js';
+import { checkDependencies, dependentsMap } from '../atoms/graph.js';
+import type { Atom, AtomDraft } from '../atoms/model.js';
+import { validateDraft } from '../atoms/validate.js';
+import type { AtomStore } from '../store/atomStore.js';
+import type { AtomReader, StoreChange } from '../store/reader.js';
+import { writeFileAtomic } from '../util/atomicFile.js';
+import type { Disposable, Listener } from '../util/event.js';
+import { resolveInsideFolder } from '../util/insideFolder.js';
+import type { Logger } from '../util/log.js';
+import { atomFileName, atomFileText, badFileName, hashText, readAtomFile } from './format.js';
+import { TextRecords } from './records.js';
+import { TextProblems, type TextProblem } from './problems.js';
+
+export const DEFAULT_ATOMS_FOLDER = 'atoms';
+export const ATOMS_FOLDER_SETTING = 'The atoms folder (atomicCoding.atomsFolder, --atoms-folder)';
+
+export interface TextTreeOptions {
+  /** The folder of atom files, relative to the workspace folder (it must stay inside it); default `atoms`. */
+  folder?: string;
+  /** How long file events are gathered before they are imported together, in ms; default 150. */
+  settleMs?: number;
+  /**
+   * Tests only (test/support/textTreeWriter.ts): called right before an atom's file is written, after
+   * the store committed the change, so a crash test can kill the process exactly there.
+   */
+  beforeWrite?: (name: string) => void;
+}
+
+/** What the store must offer the text tree: reads, the change event, and one all-or-nothing change. */
+export type TextTreeStore = Pick<AtomStore, 'workspaceDir' | 'atomicDir' | 'get' | 'all' | 'onDidChange' | 'change'>;
+
+/** What the rest of the program reads of the text tree (get_status, the CLI log, VS Code's Problems). */
+export interface TextTreeView {
+  /** The folder relative to the workspace, with `/` (`atoms`). */
+  readonly folder: string;
+  /** Its absolute path. */
+  readonly folderPath: string;
+  /** Atom files the tree knows (written or imported). */
+  readonly files: number;
+  /** Files not taken, with the reason, sorted by file. */
+  problems(): TextProblem[];
+  /** Fired with every problem after a round that changed any. */
+  onDidChangeProblems(listener: Listener<readonly TextProblem[]>): Disposable;
+  /** Resolves once the files of every change announced so far are written (or reported). */
+  written(): Promise<void>;
+}
+
+type Cause = 'open' | 'store' | 'file';
+
+interface Put {
+  draft: AtomDraft;
+  hash: string;
+}
+
+/** File writes in flight at once (a workspace written out for the first time has thousands). */
+const PARALLEL_WRITES = 16;
+/** A branch switch that keeps changing files is imported after this long at the latest. */
+const MAX_SETTLE_MS = 2000;
+
+export class TextTree implements TextTreeView {
+  private readonly records: TextRecords;
+  private readonly problemList: TextProblems;
+  private readonly subscription: Disposable;
+  private queue: Promise<void> = Promise.resolve();
+  private watcher: FSWatcher | undefined;
+  private watchedIno: number | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private firstEventAt = 0;
+  /** Names the store changed since the last store round (`all`: a reload, anything may have). */
+  private readonly storeNames = new Set<string>();
+  private storeAll = false;
+  private storeRoundQueued = false;
+  /** Names whose files changed since the last file round (`all`: rescan the folder). */
+  private readonly fileNames = new Set<string>();
+  private fileAll = false;
+  /** Atoms this tree just imported: their store announcement needs no look at the file. */
+  private readonly justImported = new Map<string, Atom>();
+  private closed = false;
+
+  private constructor(
+    private readonly store: TextTreeStore,
+    private readonly log: Logger,
+    readonly folder: string,
+    readonly folderPath: string,
+    private readonly options: TextTreeOptions,
+  ) {
+    this.records = new TextRecords(join(store.atomicDir, 'text-tree'), folder);
+    this.problemList = new TextProblems(log);
+    this.subscription = store.onDidChange((change) => this.storeChanged(change));
+  }
+
+  /**
+   * Opens the text tree of the store's workspace: checks the folder (inside the workspace, a
+   * folder), creates it, watches it, then brings both sides together (writes the files of atoms
+   * only the store has, imports files changed or added while nothing watched, deletes atoms whose
+   * files were removed) before it resolves.
+   */
+  static async open(store: TextTreeStore, log: Logger, options: TextTreeOptions = {}): Promise<TextTree> {
+    const wanted = options.folder || DEFAULT_ATOMS_FOLDER;
+    let folderPath: string;
+    try {
+      folderPath = resolveInsideFolder(store.workspaceDir, wanted, ATOMS_FOLDER_SETTING);
+      mkdirSync(folderPath, { recursive: true });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const reason = code === 'EEXIST' || code === 'ENOTDIR' ? `"${wanted}" is a file, not a folder: move it away or choose another folder` : (err as Error).message;
+      throw new AtomError('storage', `${ATOMS_FOLDER_SETTING}: ${reason}`);
+    }
+    const folder = relative(store.workspaceDir, folderPath).split(sep).join('/') || '.';
+    const tree = new TextTree(store, log, folder, folderPath, options);
+    tree.watch();
+    await tree.enqueue(() => tree.round('open', tree.everyName()));
+    await tree.records.compact();
+    log.info(`text tree: ${tree.records.size} atom files in ${folder}/${tree.problemList.size ? ` (${tree.problemList.size} not taken, see get_status)` : ''}`);
+    return tree;
+  }
+
+  get files(): number {
+    return this.records.size;
+  }
+
+  problems(): TextProblem[] {
+    return this.problemList.all();
+  }
+
+  onDidChangeProblems(listener: Listener<readonly TextProblem[]>): Disposable {
+    return this.problemList.onDidChange(listener);
+  }
+
+  /** Resolves once the files of every change announced so far are written (or reported). */
+  written(): Promise<void> {
+    return this.queue;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.subscription.dispose();
+    this.watcher?.close();
+    if (this.timer) clearTimeout(this.timer);
+    await this.queue;
+    await this.records.compact().catch((err) => this.log.warn(`text tree: ${(err as Error).message}`));
+    this.records.close();
+    this.problemList.dispose();
+  }
+
+  // ---- what starts a round ------------------------------------------------------------------
+
+  private enqueue(step: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(step).catch((err) => this.log.error(`text tree: ${(err as Error).stack ?? err}`));
+    this.queue = run;
+    return run;
+  }
+
+  /** The store announced a change: its files follow in the next round (one round per batch). */
+  private storeChanged(change: StoreChange): void {
+    if (change.kind === 'reload') this.storeAll = true;
+    else this.storeNames.add(change.atom.name);
+    if (this.storeRoundQueued || this.closed) return;
+    this.storeRoundQueued = true;
+    void this.enqueue(async () => {
+      this.storeRoundQueued = false;
+      const names = this.storeAll ? this.everyName() : new Set(this.storeNames);
+      this.storeAll = false;
+      this.storeNames.clear();
+      for (const name of names) {
+        const imported = this.justImported.get(name);
+        if (imported && imported === this.store.get(name)) names.delete(name);
+      }
+      this.justImported.clear();
+      // A missing dependency may have just been created: look at the files not taken again.
+      for (const name of this.problemNames()) names.add(name);
+      await this.round('store', names);
+    });
+  }
+
+  private watch(): void {
+    try {
+      this.watchedIno = statSync(this.folderPath).ino;
+      this.watcher = watch(this.folderPath, { persistent: false }, (_event, file) => {
+        const name = typeof file === 'string' ? atomFileName(file) : undefined;
+        if (name !== undefined) this.fileNames.add(name);
+        else if (typeof file !== 'string') this.fileAll = true;
+        else return; // temp files, other kinds of files
+        this.fileEvent();
+      });
+      this.watcher.on('error', () => {
+        this.fileAll = true;
+        this.fileEvent();
+      });
+    } catch (err) {
+      this.log.warn(`text tree: cannot watch ${this.folderPath} (${(err as Error).message}): files changed outside are taken at the next open`);
+    }
+  }
+
+  /** Files changed: import them once the events have stopped for a moment (a branch switch comes as many). */
+  private fileEvent(): void {
+    if (this.closed) return;
+    const now = Date.now();
+    if (!this.timer) this.firstEventAt = now;
+    else clearTimeout(this.timer);
+    const wait = Math.min(this.options.settleMs ?? 150, Math.max(0, this.firstEventAt + MAX_SETTLE_MS - now));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.enqueue(async () => {
+        const names = this.fileAll ? this.everyName() : new Set(this.fileNames);
+        this.fileAll = false;
+        this.fileNames.clear();
+        for (const name of this.problemNames()) names.add(name);
+        await this.round('file', names);
+        this.rewatchIfMoved();
+      });
+    }, wait);
+    this.timer.unref();
+  }
+
+  /** The folder was removed or replaced (a checkout of a branch without it): watch the new one. */
+  private rewatchIfMoved(): void {
+    let ino: number | undefined;
+    try {
+      ino = statSync(this.folderPath).ino;
+    } catch {
+      ino = undefined;
+    }
+    if (ino !== undefined && ino === this.watchedIno) return;
+    this.watcher?.close();
+    this.watcher = undefined;
+    try {
+      mkdirSync(this.folderPath, { recursive: true });
+    } catch (err) {
+      this.log.warn(`text tree: cannot create ${this.folderPath}: ${(err as Error).message}`);
+      return;
+    }
+    this.watch();
+    this.fileAll = true;
+    this.fileEvent();
+  }
+
+  /** Every name either side knows: the store's atoms, the folder's files, the records, the problems. */
+  private everyName(): Set<string> {
+    const names = new Set(this.store.all().map((a) => a.name));
+    try {
+      for (const file of readdirSync(this.folderPath)) {
+        const name = atomFileName(file);
+        if (name !== undefined) names.add(name);
+      }
+    } catch {
+      // no folder: every recorded file counts as removed
+    }
+    for (const name of this.records.names()) names.add(name);
+    for (const name of this.problemNames()) names.add(name);
+    return names;
+  }
+
+  private problemNames(): string[] {
+    return this.problemList.files().map((file) => atomFileName(file.slice(file.lastIndexOf('/') + 1))!);
+  }
+
+  // ---- a round ----------------------------------------------------------------------------
+
+  private fileOf(name: string): string {
+    return this.folder === '.' ? `${name}.js` : `${this.folder}/${name}.js`;
+  }
+
+  private pathOf(name: string): string {
+    return join(this.folderPath, `${name}.js`);
+  }
+
+  /** Decides, per name, which side is newer, and brings the other side up to it. */
+  private async round(cause: Cause, names: Iterable<string>): Promise<void> {
+    if (this.closed && cause !== 'open') return;
+    const puts = new Map<string, Put>();
+    const deletes = new Set<string>();
+    const writes: Atom[] = [];
+    const unlinks: string[] = [];
+    await forEachLimited([...names], PARALLEL_WRITES, async (name) => {
+      const file = this.fileOf(name);
+      const path = this.pathOf(name);
+      let bytes: Buffer | undefined;
+      try {
+        bytes = await fsp.readFile(path);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+          this.problemList.set(file, path, `cannot be read (${code ?? (err as Error).message}): make it a readable file`);
+          return;
+        }
+      }
+      const badName = badFileName(name);
+      if (badName) {
+        if (bytes) this.problemList.set(file, path, badName);
+        else this.problemList.clear(file);
+        return;
+      }
+      const atom = this.store.get(name);
+      const record = this.records.get(name);
+      if (!bytes) {
+        if (record && atom) deletes.add(name); // removed outside
+        else if (record) this.records.delete(name); // gone on both sides
+        else if (atom) writes.push(atom); // only the store has it: a new atom, or a file never written
+        if (!(record && atom)) this.problemList.clear(file);
+        return;
+      }
+      const hash = hashText(bytes);
+      if (record && record.file === hash) {
+        // The file is as this tree left it: the store decides.
+        if (!atom) unlinks.push(name);
+        else if (hashText(atomFileText(atom)) !== record.atom) writes.push(atom);
+        else this.problemList.clear(file);
+        return;
+      }
+      // Someone else wrote the file.
+      let draft: AtomDraft;
+      try {
+        draft = readAtomFile(name, bytes.toString('utf8'));
+      } catch (err) {
+        this.problemList.set(file, path, this.notTaken(name, err));
+        return;
+      }
+      if (atom && sameAtom(atom, draft)) {
+        // Same atom, other bytes (formatting, a fresh clone): keep the file as it is.
+        this.records.set(name, { file: hash, atom: hashText(atomFileText(atom)) });
+        this.problemList.clear(file);
+        return;
+      }
+      if (cause === 'store' && record) {
+        this.log.warn(
+          `text tree: ${file} was changed on disk before ${name} was saved through the server: the file is not overwritten, its version is taken ` +
+            `(the server's stays in the history: atom_history restore)`,
+        );
+      }
+      puts.set(name, { draft, hash });
+    });
+    await this.writeFiles(writes);
+    await this.removeFiles(unlinks);
+    if (puts.size > 0 || deletes.size > 0) await this.importFiles(puts, deletes);
+    if (this.records.wantsCompaction) await this.records.compact();
+    this.problemList.flush();
+  }
+
+  private notTaken(name: string, err: unknown): string {
+    const message = err instanceof AtomError ? err.message : String((err as Error).message ?? err);
+    return `${message} (${this.store.get(name) ? `the last good version of ${name} stays in the store and the bundle` : `${name} is not created until the file is fixed`})`;
+  }
+
+  private async writeFiles(atoms: Atom[]): Promise<void> {
+    await forEachLimited(atoms, PARALLEL_WRITES, async (atom) => {
+      const file = this.fileOf(atom.name);
+      const text = atomFileText(atom);
+      try {
+        this.options.beforeWrite?.(atom.name);
+        // No fsync: the store is durable, and a file lost with the machine is written again at open.
+        await writeFileAtomic(this.pathOf(atom.name), text, 0o644, { durable: false });
+      } catch (err) {
+        this.problemList.set(
+          file,
+          this.pathOf(atom.name),
+          `could not be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): the atom is saved in the store; its file is written at the next change or open`,
+        );
+        return;
+      }
+      const hash = hashText(text);
+      this.records.set(atom.name, { file: hash, atom: hash });
+      this.problemList.clear(file);
+    });
+  }
+
+  private async removeFiles(names: string[]): Promise<void> {
+    for (const name of names) {
+      try {
+        await fsp.unlink(this.pathOf(name));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+          this.problemList.set(this.fileOf(name), this.pathOf(name), `the atom was deleted, but its file could not be removed (${(err as NodeJS.ErrnoException).code}): remove it`);
+          continue;
+        }
+      }
+      this.records.delete(name);
+      this.problemList.clear(this.fileOf(name));
+    }
+  }
+
+  /**
+   * Takes the changed files and the removed ones as one store change: those valid together
+   * (validated against the atoms as they are in the write turn), the others reported.
+   */
+  private async importFiles(puts: Map<string, Put>, deletes: Set<string>): Promise<void> {
+    let refused = new Map<string, string>();
+    try {
+      await this.store.change(
+        (atoms) => {
+          const plan = planImport(atoms, puts, deletes);
+          refused = plan.refused;
+          return { upserts: plan.upserts, deletes: plan.deletes };
+        },
+        (_plan, outcome) => {
+          for (const r of outcome.upserts) {
+            this.records.set(r.atom.name, { file: puts.get(r.atom.name)!.hash, atom: hashText(atomFileText(r.atom)) });
+            this.justImported.set(r.atom.name, r.atom);
+          }
+          for (const atom of outcome.deleted) this.records.delete(atom.name);
+          return outcome;
+        },
+      );
+    } catch (err) {
+      // The plan is checked as the store checks it, so this is a store that cannot write (a full
+      // disk, a read-only folder): nothing was taken, and every file says why.
+      for (const name of [...puts.keys(), ...deletes]) refused.set(name, (err as Error).message);
+    }
+    let taken = 0;
+    for (const name of [...puts.keys(), ...deletes]) {
+      const reason = refused.get(name);
+      if (reason === undefined) {
+        taken++;
+        this.problemList.clear(this.fileOf(name));
+      } else {
+        this.problemList.set(this.fileOf(name), this.pathOf(name), reason);
+      }
+    }
+    if (taken > 0) this.log.info(`text tree: took ${taken} file change${taken === 1 ? '' : 's'} from ${this.folder}/`);
+  }
+}
+
+/**
+ * Which of the changed files can be taken together: each draft validated on its own, then against
+ * the graph as it will be (a draft whose dependency is refused is refused in turn); a removed file
+ * deletes its atom only when nothing left uses it. `refused` says why for the others.
+ */
+export function planImport(
+  atoms: Pick<AtomReader, 'get' | 'dependencyMap'>,
+  puts: ReadonlyMap<string, Put>,
+  deletes: ReadonlySet<string>,
+): { upserts: AtomDraft[]; deletes: string[]; refused: Map<string, string> } {
+  const refused = new Map<string, string>();
+  const stays = (name: string) => (atoms.get(name) ? `the last good version of ${name} stays in the store and the bundle` : `${name} is not created until the file is fixed`);
+  const ok = new Map<string, { draft: AtomDraft; dependencies: string[] }>();
+  for (const [name, put] of puts) {
+    try {
+      ok.set(name, { draft: put.draft, dependencies: validateDraft(put.draft).dependencies });
+    } catch (err) {
+      refused.set(name, `${(err as Error).message} (${stays(name)})`);
+    }
+  }
+  const graph = new Map(atoms.dependencyMap());
+  for (const [name, d] of ok) graph.set(name, d.dependencies);
+  for (let again = true; again; ) {
+    again = false;
+    for (const [name, d] of ok) {
+      graph.delete(name);
+      try {
+        checkDependencies(graph, name, d.dependencies);
+        graph.set(name, d.dependencies);
+      } catch (err) {
+        refused.set(name, `${(err as Error).message} (${stays(name)})`);
+        ok.delete(name);
+        const current = atoms.get(name);
+        if (current) graph.set(name, current.dependencies);
+        again = true;
+      }
+    }
+  }
+  const gone = new Set([...deletes].filter((name) => atoms.get(name)));
+  for (let again = true; again; ) {
+    again = false;
+    const users = dependentsMap(graph);
+    for (const name of gone) {
+      const left = (users.get(name) ?? []).filter((u) => !gone.has(u));
+      if (left.length === 0) continue;
+      refused.set(
+        name,
+        `the file was removed, but ${left.join(', ')} still use${left.length === 1 ? 's' : ''} ${name}: the atom stays in the store and the bundle. ` +
+          `Remove ${left.length === 1 ? 'that atom' : 'those atoms'} too, or bring the file back (git checkout -- <file>)`,
+      );
+      gone.delete(name);
+      again = true;
+    }
+  }
+  return { upserts: [...ok.values()].map((d) => d.draft), deletes: [...gone], refused };
+}
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
