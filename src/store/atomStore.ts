@@ -40,20 +40,35 @@ import type { AtomReader, StoreChange } from './reader.js';
 
 export type { UpsertResult } from './atoms/batch.js';
 
+/** What `AtomStore.change` writes: drafts to save, then atoms to delete, as one change. */
+export interface ChangePlan {
+  /** The caller's drafts; their results come first, in order. */
+  upserts: AtomDraft[];
+  /** Drafts the change adds of its own (atoms linked to a new one); their results follow. */
+  links?: AtomDraft[];
+  deletes?: string[];
+}
+
+/** What a change did: one result per draft (upserts, then links), and the atoms it deleted. */
+export interface ChangeOutcome {
+  upserts: UpsertResult[];
+  deleted: Atom[];
+}
+
 export interface StoreOptions extends CompactionPolicy {
   log?: Logger;
   /** Skip the workspace lock (tests of two stores on one folder only). */
   noLock?: boolean;
 }
 
-const GITIGNORE = `# Written by Atomic Coding. The database (atoms.db + atoms.journal) is the source of truth:
-# commit it. The rest is per machine or rebuilt from it.
-server.json
-lock
-*.tmp
-vectors/
-latest.js
+const GITIGNORE = `# Written by Atomic Coding. Nothing here is committed: the atoms are in git as text
+# (atoms/<name>.js); the database, the journal, the vectors, the bundle and server.json are
+# this machine's index, history and cache, rebuilt from the text when missing.
+*
 `;
+
+/** The first line of every .gitignore this program wrote: an older one (that committed the database) is replaced. */
+const GITIGNORE_MARK = '# Written by Atomic Coding.';
 
 export class AtomStore implements AtomReader, Disposable {
   readonly atomicDir: string;
@@ -107,7 +122,8 @@ export class AtomStore implements AtomReader, Disposable {
     try {
       mkdirSync(this.atomicDir, { recursive: true });
       const ignore = join(this.atomicDir, '.gitignore');
-      if (!existsSync(ignore)) writeFileSync(ignore, GITIGNORE);
+      const written = existsSync(ignore) ? readFileSync(ignore, 'utf8') : undefined;
+      if (written === undefined || (written.startsWith(GITIGNORE_MARK) && written !== GITIGNORE)) writeFileSync(ignore, GITIGNORE);
       if (!this.options.noLock) this.lock.acquire();
     } catch (err) {
       if (!isReadOnlyError(err)) throw err;
@@ -292,6 +308,50 @@ export class AtomStore implements AtomReader, Disposable {
     if (written.length > 0) await this.commit(written.map((r) => ({ op: 'put', atom: r.atom })));
     for (const r of written) this.changes.fire({ kind: 'upsert', atom: r.atom, previous: r.previous });
     return results;
+  }
+
+  /**
+   * One all-or-nothing change planned in the write turn: `plan` reads the atoms as they are now
+   * and returns the drafts to save and the atoms to delete. The drafts are validated against the
+   * graph as it will be after the whole change (`upserts` first; extra `links` are checked with
+   * them, and refusals of the caller's own drafts read as they would alone), each deleted atom must
+   * exist and be left with no dependent, and one journal entry (fsynced before this resolves)
+   * commits it all; anything refused writes nothing. `settle` runs in the same turn once the
+   * change is applied and announced, to read the atoms as the change left them.
+   */
+  change<P extends ChangePlan, T>(plan: (atoms: AtomReader) => P, settle: (plan: P, outcome: ChangeOutcome) => T): Promise<T> {
+    return this.exclusive(async () => {
+      const p = plan(this);
+      const drafts = [...p.upserts, ...(p.links ?? [])];
+      const results = drafts.length === 0 ? [] : planUpserts(drafts, {
+        current: this.model.dependencyMap(),
+        get: (name) => this.model.get(name),
+        lastVersion: (name) => lastVersion(this.db, name),
+        now: timestamp(),
+      }, { labelled: p.upserts.length > 1 });
+      const deletes = [...new Set(p.deletes ?? [])];
+      const saved = new Map(results.map((r) => [r.atom.name, r.atom]));
+      const deleted: Atom[] = [];
+      for (const name of deletes) {
+        const atom = this.model.get(name);
+        if (!atom) throw errors.notFound(name);
+        if (saved.has(name)) throw errors.invalid(`"${name}" cannot be both saved and deleted in one change`);
+        const users = new Set(this.model.dependents(name).filter((u) => !saved.has(u) && !deletes.includes(u)));
+        for (const a of saved.values()) if (a.dependencies.includes(name)) users.add(a.name);
+        if (users.size > 0) throw errors.inUse(name, [...users].sort());
+        deleted.push(atom);
+      }
+      const written = results.filter(changed);
+      const now = timestamp();
+      const ops: JournalOp[] = [
+        ...written.map((r): JournalOp => ({ op: 'put', atom: r.atom })),
+        ...deleted.map((a): JournalOp => ({ op: 'del', name: a.name, version: a.version + 1, at: now })),
+      ];
+      if (ops.length > 0) await this.commit(ops);
+      for (const r of written) this.changes.fire({ kind: 'upsert', atom: r.atom, previous: r.previous });
+      for (const atom of deleted) this.changes.fire({ kind: 'delete', atom });
+      return settle(p, { upserts: results, deleted });
+    });
   }
 
   /** Deletes an atom nothing depends on. */

@@ -27,9 +27,10 @@ export interface PlanContext {
 /**
  * One result per draft, in order. An unchanged draft's result holds the current atom as both
  * `atom` and `previous` (saving an atom unchanged is not an update: upserts are idempotent).
- * Refused input throws the AtomError that says which atom and why.
+ * Refused input throws the AtomError that says which atom and why (its message starts with the
+ * atom, `labelled`, when the caller sent several: by default when there are several drafts).
  */
-export function planUpserts(drafts: AtomDraft[], ctx: PlanContext): UpsertResult[] {
+export function planUpserts(drafts: AtomDraft[], ctx: PlanContext, { labelled = drafts.length > 1 }: { labelled?: boolean } = {}): UpsertResult[] {
   const normalized: NormalizedDraft[] = [];
   const seen = new Set<string>();
   for (const [i, draft] of drafts.entries()) {
@@ -37,7 +38,7 @@ export function planUpserts(drafts: AtomDraft[], ctx: PlanContext): UpsertResult
     try {
       d = validateDraft(draft);
     } catch (err) {
-      if (drafts.length > 1 && err instanceof AtomError) {
+      if (labelled && err instanceof AtomError) {
         throw new AtomError(err.code, `atoms[${i}] (${JSON.stringify(draft?.name)}): ${err.message}`);
       }
       throw err;
@@ -54,7 +55,7 @@ export function planUpserts(drafts: AtomDraft[], ctx: PlanContext): UpsertResult
     try {
       checkDependencies(graph, d.name, d.dependencies);
     } catch (err) {
-      if (normalized.length > 1 && err instanceof AtomError) {
+      if (labelled && err instanceof AtomError) {
         throw new AtomError(err.code, `${d.name}: ${err.message}`);
       }
       throw err;
