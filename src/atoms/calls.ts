@@ -9,6 +9,7 @@
  * it. That can only miss a reference, never invent one, so a refusal built on it is never wrong.
  */
 import { parse } from 'acorn';
+import type { Atom } from './model.js';
 
 interface Node {
   type: string;
@@ -51,6 +52,54 @@ export function referencedAtoms(code: string, isAtom: (name: string) => boolean,
     return [];
   }
   return free.filter((n) => n !== self && isAtom(n)).sort();
+}
+
+/**
+ * The atoms whose code refers to `name` (declared as a dependency or not), sorted. The text is
+ * searched first, so only the few atoms that mention the name are parsed.
+ */
+export function codeCallers(atoms: Iterable<Pick<Atom, 'name' | 'code'>>, name: string): string[] {
+  const out: string[] = [];
+  for (const a of atoms) {
+    if (a.name !== name && a.code.includes(name) && referencedAtoms(a.code, (n) => n === name, a.name).length > 0) out.push(a.name);
+  }
+  return out.sort();
+}
+
+/** Why a rename cannot rewrite some code: the new name is declared inside it, so a call would bind to that local. */
+export class RenameConflict extends Error {}
+
+/**
+ * `code` with every reference to the atom `from` written as `to`: the free references (not
+ * property names, labels or names declared inside the function), replaced by position, and the
+ * function's own name when the code is the atom's own (`own`). A shorthand property `{ from }`
+ * becomes `{ from: to }`, so the object keeps its key. Unchanged when nothing refers to `from`.
+ * Throws the parser's error when the code does not parse, and a RenameConflict when `to` is
+ * declared inside the function where a reference would be rewritten (the call would then bind
+ * to the local).
+ */
+export function renameInCode(code: string, from: string, to: string, own = false): string {
+  const program = parse(code, { ecmaVersion: 'latest', sourceType: 'script' }) as unknown as Node;
+  const fn = (program.body as Node[])[0];
+  const topId = fn && fn.type === 'FunctionDeclaration' ? (fn.id as Node | null) : null;
+  const declared = new Set<string>();
+  const hits: { start: number; end: number; text: string }[] = [];
+  visit(program, undefined, undefined, (id, parent, key) => {
+    if (id === topId) return;
+    if (isBinding(parent, key)) declared.add(id.name as string);
+    else if (id.name === from && isReference(parent, key)) {
+      const shorthand = parent?.type === 'Property' && parent.shorthand === true && key === 'value';
+      hits.push({ start: id.start as number, end: id.end as number, text: shorthand ? `${from}: ${to}` : to });
+    }
+  });
+  collectDeclared(program, declared);
+  // A name declared inside counts as local everywhere in it (see the top): nothing there is the atom.
+  const refs = declared.has(from) ? [] : hits;
+  if (refs.length > 0 && declared.has(to)) throw new RenameConflict(`it declares its own "${to}", which the renamed calls would reach instead`);
+  if (own && topId?.name === from) refs.push({ start: topId.start as number, end: topId.end as number, text: to });
+  let out = code;
+  for (const r of [...refs].sort((a, b) => b.start - a.start)) out = out.slice(0, r.start) + r.text + out.slice(r.end);
+  return out;
 }
 
 function paramName(p: Node): string {

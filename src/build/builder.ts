@@ -20,9 +20,10 @@ import { Emitter, type Disposable } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
 import { IncrementalBundler } from './bundler.js';
+import { MissingCallCheck, missingCallsMessage } from './missingCalls.js';
 
 /** What the builder needs of the store: the atoms, their changes, and the build records. */
-export type BuildSource = Pick<AtomStore, 'workspaceDir' | 'all' | 'onDidChange' | 'recordBuild'>;
+export type BuildSource = Pick<AtomStore, 'workspaceDir' | 'all' | 'onDidChange' | 'recordBuild' | 'deletedAtoms'>;
 
 export class Builder {
   private running: Promise<BuildRecord> | undefined;
@@ -33,6 +34,9 @@ export class Builder {
   private scheduled = false;
   private readonly built = new Emitter<BuildRecord>();
   private readonly bundler = new IncrementalBundler();
+  private readonly missingCalls = new MissingCallCheck();
+  /** Names of deleted atoms (some may live again), kept from the change events; undefined: ask the store. */
+  private deleted: Set<string> | undefined;
   private readonly subscription: Disposable;
 
   /** Fired after every build, successful or not. */
@@ -46,8 +50,13 @@ export class Builder {
     // Editing code keeps the order; adding or deleting an atom updates it in place; only a
     // changed dependency list (or a reload) sorts again.
     this.subscription = store.onDidChange((e) => {
-      if (e.kind === 'reload') this.bundler.invalidateOrder();
-      else if (e.kind === 'delete') this.bundler.noteRemoved(e.atom.name);
+      if (e.kind === 'reload') {
+        this.bundler.invalidateOrder();
+        this.deleted = undefined;
+      } else if (e.kind === 'delete') {
+        this.bundler.noteRemoved(e.atom.name);
+        this.deleted?.add(e.atom.name);
+      }
       else if (!e.previous) this.bundler.noteAdded(e.atom);
       else if (e.previous.dependencies.join() !== e.atom.dependencies.join()) this.bundler.invalidateOrder();
       else if (e.previous.type !== e.atom.type) this.bundler.noteTypeChanged();
@@ -200,6 +209,10 @@ export class Builder {
       target = this.checkOutputPath();
       refuseToReplaceNonBundle(target);
       const bundle = this.bundler.bundle(atoms);
+      // Before writing: a bundle calling a deleted atom is not a success (missingCalls.ts).
+      let live: Set<string> | undefined;
+      const missing = this.missingCalls.find(atoms, this.deletedNames(), (name) => (live ??= new Set(bundle.order)).has(name));
+      if (missing.length > 0) throw new Error(missingCallsMessage(missing));
       mkdirSync(dirname(target), { recursive: true });
       // Replaced atomically but not fsynced: latest.js is derived from the durable store, and
       // flushing ~10 MB (at 10,000 atoms) to disk on every change cost more than the change.
@@ -236,6 +249,12 @@ export class Builder {
     }
     this.built.fire(record);
     return record;
+  }
+
+  /** The names of deleted atoms: asked of the store once, then kept up to date by its announcements. */
+  private deletedNames(): ReadonlySet<string> {
+    this.deleted ??= new Set(this.store.deletedAtoms().map((d) => d.name));
+    return this.deleted;
   }
 
   dispose(): void {

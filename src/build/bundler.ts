@@ -39,12 +39,39 @@ function bootLines(entry: string | null): string[] {
   return [`  if (typeof ${entry} === 'function') ${entry}();`];
 }
 
-/** `game_loop` or `main` among core atoms, else the last core atom in topological order. */
-export function findEntryPoint(atoms: ReadonlyMap<string, Atom>, order: readonly string[]): string | null {
+/** The boot rule, as the instructions, get_status and upsert_atom's description say it. */
+export const BOOT_RULE = 'the core atom named game_loop, else main, else the last core atom in dependency order';
+
+/**
+ * The atom the bundle boots (its Boot line calls it), by the one rule (`findEntryPoint`). Sorts
+ * the graph only when the rule needs the order: no `game_loop` or `main` core atom and more than
+ * one core atom.
+ */
+export function bootAtom(atomList: Iterable<Atom>): string | null {
+  const atoms = new Map<string, Atom>();
+  let cores = 0;
+  let core: string | null = null;
+  for (const a of atomList) {
+    atoms.set(a.name, a);
+    if (a.type === 'core') {
+      cores++;
+      core = a.name;
+    }
+  }
+  // One core atom or none: whatever the rule's order, that one (or nothing) boots.
+  if (cores <= 1) return core;
+  return findEntryPoint(atoms, () => topologicalOrder(new Map([...atoms.values()].map((a) => [a.name, a.dependencies]))).order);
+}
+
+/**
+ * The boot rule (BOOT_RULE): `game_loop` or `main` among core atoms, else the last core atom in
+ * topological order (`order`, or a function giving it, called only when the rule needs it).
+ */
+export function findEntryPoint(atoms: ReadonlyMap<string, Atom>, order: readonly string[] | (() => readonly string[])): string | null {
   for (const preferred of ['game_loop', 'main']) {
     if (atoms.get(preferred)?.type === 'core') return preferred;
   }
-  const cores = order.filter((n) => atoms.get(n)?.type === 'core');
+  const cores = (typeof order === 'function' ? order() : order).filter((n) => atoms.get(n)?.type === 'core');
   return cores.length > 0 ? cores[cores.length - 1]! : null;
 }
 
