@@ -153,12 +153,13 @@ export class AtomSandbox {
       env: {},
       // WebAssembly frames use this stack; it must be well above the engine's own limit (LIMITS.maxStackBytes).
       resourceLimits: { stackSizeMb: 8, maxOldGenerationSizeMb: 128 },
-      // Stdout may be the MCP stdio channel: never let the worker write to it.
+      // Stdout may be the MCP stdio channel: never let the worker write to it. The worker sends its
+      // stdout to stderr itself (worker.ts), so this stream stays empty and is never read: reading
+      // a worker's stdio stream holds the process open, which an idle sandbox must not do.
       stdout: true,
-      stderr: true,
+      // Left to Node, the worker's stderr is copied to ours without holding the process open.
+      stderr: false,
     });
-    worker.stdout.resume();
-    worker.stderr.pipe(process.stderr);
     worker.unref();
     const ready = new Promise<Worker>((resolve, reject) => {
       const timer = setTimeout(() => fail(new Error('the sandbox did not start in time')), STARTUP_LIMIT_MS);

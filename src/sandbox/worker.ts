@@ -19,6 +19,9 @@ export interface RunMessage {
 
 const port = parentPort;
 if (!port) throw new Error('src/sandbox/worker.ts runs only as a worker thread');
+// The host's stdout may be the MCP stdio channel, and the host never reads ours (sandbox.ts):
+// anything printed here goes to stderr.
+process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
 
 const engine = Engine.compile(readFileSync(quickjsWasmPath()));
 engine.then(
