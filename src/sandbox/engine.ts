@@ -8,7 +8,8 @@
  * dropping the instance after the run returns all of it.
  *
  * Nothing from the host is injected but `console`, whose functions turn their arguments into
- * text. Arguments go in and the result comes out as JSON text parsed on the other side, so no
+ * text. (The browser stubs of stubs.ts, when the atoms name them, are JavaScript evaluated inside,
+ * not host objects.) Arguments go in and the result comes out as JSON text parsed on the other side, so no
  * object, prototype or function is ever shared.
  */
 import type { EmscriptenModuleLoader, QuickJSEmscriptenModule, QuickJSSyncVariant } from '@jitl/quickjs-ffi-types';
@@ -22,11 +23,14 @@ import {
 } from 'quickjs-emscripten';
 import { CONSOLE_LEVELS, type ConsoleLevel } from '../util/log.js';
 import { joinAtoms, mapStack, PROGRAM_FILE, type Program } from './program.js';
-import { LIMITS, type LogEntry, type RunError, type RunOutcome, type RunRequest } from './types.js';
+import { needsStubs, parseStubReport, STUBS_FILE, STUBS_SOURCE } from './stubs.js';
+import { LIMITS, type LogEntry, type RunError, type RunOutcome, type RunRequest, type StubReport } from './types.js';
 
 const PAGE = 64 * 1024;
 /** What the QuickJS build asks for at start (its INITIAL_MEMORY). */
 const INITIAL_BYTES = 16 * 1024 * 1024;
+/** Time allowed after the run for the stubs to hand over their record. */
+const STUB_REPORT_MS = 100;
 
 /**
  * RELEASE_SYNC, but loading the CommonJS build of its emscripten module. The stock variant uses
@@ -62,7 +66,9 @@ export class Engine {
     runtime.setMaxStackSize(LIMITS.maxStackBytes);
     const run = new Run(runtime, memory, request, onLog);
     try {
-      return run.execute();
+      const outcome = run.execute();
+      const stubs = run.readStubs();
+      return stubs ? { ...outcome, stubs } : outcome;
     } finally {
       run.dispose();
     }
@@ -78,6 +84,8 @@ class Run {
   private deadline = 0;
   private timedOut = false;
   private started = 0;
+  /** The stubs' report function, when they were installed (stubs.ts). */
+  private stubReport: QuickJSHandle | null = null;
 
   constructor(
     private readonly runtime: QuickJSRuntime,
@@ -103,6 +111,11 @@ class Run {
     const stringify = ctx.getProp(json, 'stringify');
     try {
       this.installConsole();
+      if (needsStubs(this.program.text)) {
+        const stubs = ctx.evalCode(STUBS_SOURCE, STUBS_FILE, { strict: true });
+        if (stubs.error) return this.fail(stubs.error);
+        this.stubReport = stubs.value;
+      }
       const loaded = ctx.evalCode(this.program.text, PROGRAM_FILE, { strict: true });
       if (loaded.error) return this.fail(loaded.error);
       loaded.value.dispose();
@@ -136,10 +149,38 @@ class Run {
     }
   }
 
+  /** What the stubs saw, read after the run (the run's own deadline does not cut it short); undefined if none were touched. */
+  readStubs(): StubReport | undefined {
+    const report = this.stubReport;
+    if (!report) return undefined;
+    this.stubReport = null;
+    try {
+      if (this.timedOut) return undefined;
+      this.deadline = performance.now() + STUB_REPORT_MS;
+      const ctx = this.context;
+      const text = ctx.callFunction(report, ctx.undefined);
+      if (text.error) {
+        text.error.dispose();
+        return undefined;
+      }
+      const json = ctx.typeof(text.value) === 'string' ? ctx.getString(text.value) : '';
+      text.value.dispose();
+      return parseStubReport(json) ?? undefined;
+    } catch {
+      // After an out-of-memory the engine may not manage the call; the run's own outcome stands.
+      return undefined;
+    } finally {
+      try {
+        report.dispose();
+      } catch {}
+    }
+  }
+
   dispose(): void {
     // The instance is dropped after the run whatever happens; freeing first only keeps QuickJS's
     // own bookkeeping tidy, and after an out-of-memory it may not manage, which is fine.
     try {
+      this.stubReport?.dispose();
       this.context.dispose();
       this.runtime.dispose();
     } catch {}

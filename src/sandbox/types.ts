@@ -40,9 +40,23 @@ export interface RunError {
   stack?: string[];
 }
 
+/** What the browser stubs (stubs.ts) saw during a run; present only when the run touched them. */
+export interface StubReport {
+  /** The stubs read, in order of first use: document, window, canvas 2D, localStorage, performance, requestAnimationFrame. */
+  used: string[];
+  /** Calls on canvas 2D contexts: the total, per method, and the first texts drawn with fillText. */
+  canvas: { calls: number; methods: Record<string, number>; texts: string[] };
+  /** `target type` of each listener added (they never fire). */
+  listeners: string[];
+  /** requestAnimationFrame calls (their callbacks are not run). */
+  animationFrames: number;
+  /** Keys in localStorage when the run ended. */
+  storedKeys: number;
+}
+
 export type RunOutcome =
-  | { ok: true; value: unknown; logs: LogEntry[]; ms: number }
-  | { ok: false; error: RunError; logs: LogEntry[]; ms: number };
+  | { ok: true; value: unknown; logs: LogEntry[]; ms: number; stubs?: StubReport }
+  | { ok: false; error: RunError; logs: LogEntry[]; ms: number; stubs?: StubReport };
 
 export const LIMITS = {
   defaultTimeoutMs: 2_000,
