@@ -2,23 +2,36 @@ import { z } from 'zod';
 import { errors } from '../../atoms/errors.js';
 import { reachable, topologicalOrder } from '../../atoms/graph.js';
 import type { Atom } from '../../atoms/model.js';
+import { formatSignature } from '../../atoms/signature.js';
+import { argumentProblems } from '../../sandbox/ports.js';
 import { runAtom as runInSandbox } from '../../sandbox/sandbox.js';
+import { describeStubs } from '../../sandbox/stubs.js';
 import { LIMITS, type RunOutcome } from '../../sandbox/types.js';
 import { atomName } from '../schemas.js';
 import { defineTool } from '../tool.js';
 
 const MiB = 1024 * 1024;
 
+/** Browser and Node globals an atom may reach for that the sandbox has no stub for. */
+const MISSING_GLOBALS = new Set([
+  'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'fetch', 'XMLHttpRequest', 'WebSocket',
+  'Image', 'Audio', 'AudioContext', 'navigator', 'location', 'history', 'sessionStorage', 'indexedDB', 'alert', 'prompt',
+  'confirm', 'self', 'screen', 'HTMLCanvasElement', 'KeyboardEvent', 'Event', 'process', 'require', 'module', 'Buffer',
+]);
+
 export const runAtom = defineTool({
   name: 'run_atom',
   title: 'Run an atom in a sandbox',
   description:
     'Calls an atom with arguments, together with everything it depends on, in an isolated JavaScript sandbox (QuickJS: no file system, network, ' +
-    'process, timers or editor access; time and memory limits). Returns the value (as JSON), the console output and the time taken, ' +
+    'process, timers or editor access; time and memory limits). Refuses args not matching the input types. Code naming document, ' +
+    'window or localStorage gets stubs (not a real DOM: canvas calls counted, events never fire). Returns the value (as JSON), ' +
+    'the console output, the stubs used and the time taken, ' +
     'or the error with the atom and line it was thrown at. Use it to test an atom before other atoms rely on it. Changes nothing.',
   input: {
     name: atomName.describe('The atom to call'),
     args: z.array(z.unknown()).max(64).optional().describe('Arguments in call order, as JSON values (default [])'),
+    check_args: z.boolean().optional().describe('false: run despite mismatched types'),
     timeout_ms: z
       .number()
       .int()
@@ -35,10 +48,17 @@ export const runAtom = defineTool({
       .describe(`Memory limit in MiB (default ${LIMITS.defaultMemoryBytes / MiB})`),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run({ name, args = [], timeout_ms, memory_mb }, { workspace }) {
+  async run({ name, args = [], check_args = true, timeout_ms, memory_mb }, { workspace }) {
     const store = workspace.atoms;
     const target = store.get(name);
     if (!target) throw errors.notFound(name);
+    const problems = check_args ? argumentProblems(target.inputs, args) : [];
+    if (problems.length > 0) {
+      throw errors.invalid(
+        `invalid arguments for run_atom: ${problems.join('; ')}. ${name} takes ${formatSignature(target)}: ` +
+          'pass args of those types in that order, or check_args: false to run it anyway',
+      );
+    }
     const graph = store.dependencyMap();
     const needed = new Set([name, ...reachable(graph, name)]);
     const order = topologicalOrder(new Map([...needed].map((n) => [n, graph.get(n) ?? []]))).order;
@@ -49,11 +69,14 @@ export const runAtom = defineTool({
       timeoutMs: timeout_ms,
       memoryBytes: memory_mb === undefined ? undefined : memory_mb * MiB,
     });
-    return { text: formatOutcome(name, outcome, order.length, target), structured: { ...outcome, atoms_loaded: order } };
+    const thrower = !outcome.ok && outcome.error.atom ? store.get(outcome.error.atom) : undefined;
+    const text = formatOutcome(name, outcome, order.length, thrower ?? target, (n) => store.get(n) !== undefined);
+    return { text, structured: { ...outcome, atoms_loaded: order } };
   },
 });
 
-function formatOutcome(name: string, outcome: RunOutcome, atomCount: number, target: Atom): string {
+/** `thrower` is the atom the error was thrown in (the entry when that is unknown): the hint is about its code. */
+function formatOutcome(name: string, outcome: RunOutcome, atomCount: number, thrower: Atom, isAtom: (name: string) => boolean): string {
   const lines: string[] = [];
   const loaded = `${atomCount} atom${atomCount === 1 ? '' : 's'} loaded`;
   if (outcome.ok) {
@@ -62,19 +85,23 @@ function formatOutcome(name: string, outcome: RunOutcome, atomCount: number, tar
     const e = outcome.error;
     const where = e.atom ? ` in ${e.atom}${e.line !== undefined ? ` at line ${e.line}` : ''}` : '';
     lines.push(`${name} threw ${e.name}${where}: ${e.message} (after ${outcome.ms} ms; ${loaded}).`);
-    const hint = hintFor(e.name, e.message, target);
+    const hint = hintFor(e.name, e.message, thrower, isAtom);
     if (hint) lines.push(hint);
     if (e.stack && e.stack.length > 1) lines.push('Stack:', ...e.stack.map((f) => `  ${f}`));
   }
+  if (outcome.stubs) lines.push(describeStubs(outcome.stubs));
   if (outcome.logs.length > 0) lines.push('Console:', ...outcome.logs.map((l) => `  [${l.level}] ${l.text}`));
   return lines.join('\n');
 }
 
 /** What to do about the errors an agent most often causes itself. */
-function hintFor(name: string, message: string, target: Atom): string | undefined {
+function hintFor(name: string, message: string, thrower: Atom, isAtom: (name: string) => boolean): string | undefined {
   const undefinedName = /^'?([A-Za-z_$][\w$]*)'? is not defined$/.exec(message)?.[1];
+  if (name === 'ReferenceError' && undefinedName && MISSING_GLOBALS.has(undefinedName) && !isAtom(undefinedName)) {
+    return `${undefinedName} does not exist in the sandbox (it stubs only document, window, localStorage, performance, requestAnimationFrame): pass what ${thrower.name} needs from it as an argument, or test the parts without it.`;
+  }
   if (name === 'ReferenceError' && undefinedName && /^[a-z][a-z0-9_]*$/.test(undefinedName)) {
-    return `If ${undefinedName} is an atom, list it in dependencies of the atom that calls it (${target.name} declares [${target.dependencies.join(', ')}]).`;
+    return `If ${undefinedName} is an atom, list it in dependencies of the atom that calls it (${thrower.name} declares [${thrower.dependencies.join(', ')}]).`;
   }
   if (name === 'TimeoutError') return 'Look for a loop whose condition never becomes false, or raise timeout_ms if the work is really that long.';
   return undefined;
