@@ -9,14 +9,26 @@
  * follows every durable change whoever made it.
  */
 import { join, resolve } from 'node:path';
-import { AtomError } from './atoms/errors.js';
+import { codeCallers, renameInCode, RenameConflict } from './atoms/calls.js';
+import { AtomError, errors } from './atoms/errors.js';
 import { draftOf, versionToRestore } from './atoms/history.js';
 import type { Atom, AtomDraft, AtomVersion } from './atoms/model.js';
+import { validateDraft, checkName } from './atoms/validate.js';
+import {
+  callersToLink,
+  completeDependencies,
+  draftOfAtom,
+  emptyNotes,
+  removedFields,
+  signatureWarning,
+  type WriteNotes,
+} from './atoms/writeChecks.js';
 import { Builder } from './build/builder.js';
+import { bootAtom } from './build/bundler.js';
 import { AtomStore, type StoreOptions, type UpsertResult } from './store/atomStore.js';
 import { changed } from './store/atoms/batch.js';
 import type { BuildRecord } from './store/builds.js';
-import { readerOf, type AtomReader } from './store/reader.js';
+import { readerOf, type AtomReader, type StoreChange } from './store/reader.js';
 import type { EmbeddingProvider } from './store/embeddings/provider.js';
 import { UseLiteProvider } from './store/embeddings/useLite.js';
 import { SearchIndex } from './store/search/searchIndex.js';
@@ -34,6 +46,8 @@ export interface WorkspaceOptions {
 export interface WriteOutcome<T> {
   result: T;
   build: BuildRecord;
+  /** What the answer adds after its first line (writeChecks.ts); empty for a restore. */
+  notes: WriteNotes;
 }
 
 export class AtomWorkspace {
@@ -42,6 +56,8 @@ export class AtomWorkspace {
   readonly builder: Builder;
   /** semantic_search: follows the store's changes; loads its index and model lazily. */
   readonly search: SearchIndex;
+  /** The atom the bundle boots, while no change could have moved it; undefined: work it out again. */
+  private boot: { name: string | null } | undefined;
 
   private constructor(
     readonly dir: string,
@@ -56,6 +72,9 @@ export class AtomWorkspace {
     // (a git checkout) included.
     this.builder = new Builder(store, bundlePath, log);
     this.search = new SearchIndex(store, embeddings, { logger: log });
+    store.onDidChange((e) => {
+      if (this.boot && mayMoveBoot(e)) this.boot = undefined;
+    });
   }
 
   static async open(dir: string, options: WorkspaceOptions = {}): Promise<AtomWorkspace> {
@@ -75,14 +94,62 @@ export class AtomWorkspace {
     return this.store.onDidChange;
   }
 
-  async upsert(draft: AtomDraft): Promise<WriteOutcome<UpsertResult>> {
-    const result = await this.store.upsert(draft);
-    return { result, build: await this.buildAfter(changed(result)) };
+  /**
+   * The atom the bundle boots (bundler.ts's rule, BOOT_RULE), or null when there is no core
+   * atom. Kept between changes that cannot move it (an edit of code), so asking is cheap.
+   */
+  bootAtom(): string | null {
+    this.boot ??= { name: bootAtom(this.store.all()) };
+    return this.boot.name;
   }
 
+  /**
+   * Creates or updates an atom. The atoms its code calls are added to its dependencies; a new
+   * atom is linked to the atoms whose code already called it; all in one change (writeChecks.ts).
+   */
+  async upsert(draft: AtomDraft): Promise<WriteOutcome<UpsertResult>> {
+    const { results, notes, changedSomething } = await this.save([draft]);
+    return { result: results[0]!, notes, build: await this.buildAfter(changedSomething) };
+  }
+
+  /** Creates or updates several atoms together, all or nothing, as `upsert` does one. */
   async upsertMany(drafts: AtomDraft[]): Promise<WriteOutcome<UpsertResult[]>> {
-    const result = await this.store.upsertMany(drafts);
-    return { result, build: await this.buildAfter(result.some(changed)) };
+    const { results, notes, changedSomething } = await this.save(drafts);
+    return { result: results, notes, build: await this.buildAfter(changedSomething) };
+  }
+
+  private save(drafts: AtomDraft[]): Promise<{ results: UpsertResult[]; notes: WriteNotes; changedSomething: boolean }> {
+    return this.store.change(
+      (atoms) => {
+        const was = this.bootAtom();
+        const names = new Set(drafts.map((d) => (d as Partial<AtomDraft> | null)?.name).filter((n): n is string => typeof n === 'string'));
+        const completed = drafts.map((d) => completeDependencies(d, (n) => names.has(n) || atoms.has(n)));
+        const created = [...names].filter((n) => !atoms.has(n));
+        let link: ReturnType<typeof callersToLink> = { drafts: [], linked: [], notLinked: [] };
+        if (created.length > 0) {
+          const graph = new Map(atoms.dependencyMap());
+          for (const { draft } of completed) if (Array.isArray(draft.dependencies)) graph.set(draft.name, draft.dependencies);
+          link = callersToLink(created, atoms.all(), graph, names);
+        }
+        return { upserts: completed.map((c) => c.draft), links: link.drafts, completed, link, was };
+      },
+      (plan, outcome) => {
+        const results = outcome.upserts.slice(0, drafts.length);
+        const notes = emptyNotes();
+        results.forEach((r, i) => {
+          const n = {
+            dependenciesAdded: plan.completed[i]!.added,
+            removed: r.previous && changed(r) ? removedFields(r.previous, r.atom) : [],
+            signatureWarning: signatureWarning(r.atom.code, r.atom.inputs),
+          };
+          if (n.dependenciesAdded.length > 0 || n.removed.length > 0 || n.signatureWarning) notes.atoms.set(r.atom.name, n);
+        });
+        notes.linked = plan.link.linked;
+        notes.notLinked = plan.link.notLinked;
+        this.noteBoot(notes, plan.was);
+        return { results, notes, changedSomething: outcome.upserts.some(changed) };
+      },
+    );
   }
 
   /**
@@ -92,21 +159,94 @@ export class AtomWorkspace {
    */
   async restore(name: string, version?: number): Promise<WriteOutcome<UpsertResult> & { from: AtomVersion }> {
     const from = versionToRestore(this.store.history(name), name, this.store.has(name), version);
-    let result: UpsertResult;
+    let saved: Awaited<ReturnType<AtomWorkspace['save']>>;
     try {
-      result = await this.store.upsert(draftOf(from));
+      // As an upsert: atoms whose code calls it are linked to it again (the answer's notes say so).
+      saved = await this.save([draftOf(from)]);
     } catch (err) {
       if (err instanceof AtomError && err.code === 'dependencies_not_found') {
         throw new AtomError(err.code, `cannot restore ${name} v${from.version}: ${err.message} (restore the atoms it needs first)`);
       }
       throw err;
     }
-    return { from, result, build: await this.buildAfter(changed(result)) };
+    return { from, result: saved.results[0]!, notes: saved.notes, build: await this.buildAfter(saved.changedSomething) };
   }
 
+  /**
+   * Deletes an atom no other atom uses: refused while one declares it as a dependency, or while
+   * one's code calls it (declared or not), so the bundle never calls a missing function.
+   */
   async delete(name: string): Promise<WriteOutcome<Atom>> {
-    const result = await this.store.delete(name);
-    return { result, build: await this.buildAfter(true) };
+    const { atom, notes } = await this.store.change(
+      (atoms) => {
+        const was = this.bootAtom();
+        if (!atoms.has(name)) throw errors.notFound(name);
+        const users = new Set(atoms.dependents(name));
+        for (const caller of codeCallers(atoms.all(), name)) users.add(caller);
+        if (users.size > 0) throw errors.inUse(name, [...users].sort());
+        return { upserts: [], deletes: [name], was };
+      },
+      (plan, outcome) => {
+        const notes = emptyNotes();
+        this.noteBoot(notes, plan.was);
+        return { atom: outcome.deleted[0]!, notes };
+      },
+    );
+    return { result: atom, notes, build: await this.buildAfter(true) };
+  }
+
+  /**
+   * Renames an atom, all or nothing: the atom under its new name (its function renamed, and its
+   * calls to itself), every atom whose code calls it rewritten to call the new name and
+   * depending on it instead, and the old name deleted (its history stays under the old name),
+   * in one journal entry. Refused, changing nothing, when the new name is taken or not a name,
+   * or when a rewritten atom would be refused (over 2 KB with the longer name, or declaring the
+   * new name itself).
+   */
+  async rename(name: string, newName: string): Promise<WriteOutcome<{ atom: Atom; from: Atom; callers: string[] }>> {
+    const { value, notes } = await this.store.change(
+      (atoms) => {
+        const was = this.bootAtom();
+        const atom = atoms.get(name);
+        if (!atom) throw errors.notFound(name);
+        checkName(newName, 'new_name');
+        if (newName === name) throw errors.invalid(`new_name is "${name}" already: give the atom a different name`);
+        if (atoms.has(newName)) {
+          throw errors.invalid(`an atom named "${newName}" already exists: choose another new_name, or delete or rename that atom first`);
+        }
+        const callers = new Set(atoms.dependents(name));
+        for (const c of codeCallers(atoms.all(), name)) callers.add(c);
+        const renamed = { ...draftOfAtom(atom), name: newName, code: rewrite(atom, name, newName, true) };
+        const drafts: AtomDraft[] = [renamed];
+        for (const callerName of [...callers].sort()) {
+          const caller = atoms.get(callerName)!;
+          const dependencies = caller.dependencies.filter((d) => d !== name).concat(newName).sort();
+          drafts.push({ ...draftOfAtom(caller), code: rewrite(caller, name, newName, false), dependencies });
+        }
+        // Each rewritten atom checked on its own first, so a refusal names it.
+        for (const d of drafts) {
+          try {
+            validateDraft(d);
+          } catch (err) {
+            if (!(err instanceof AtomError)) throw err;
+            throw new AtomError(err.code, `cannot rename "${name}" to "${newName}": ${d === renamed ? `the renamed atom` : `its caller ${d.name}`} would be refused: ${err.message}`);
+          }
+        }
+        return { upserts: drafts, deletes: [name], was, from: atom, callers: [...callers].sort() };
+      },
+      (plan, outcome) => {
+        const notes = emptyNotes();
+        this.noteBoot(notes, plan.was);
+        return { value: { atom: outcome.upserts[0]!.atom, from: plan.from, callers: plan.callers }, notes };
+      },
+    );
+    return { result: value, notes, build: await this.buildAfter(true) };
+  }
+
+  /** Adds the Boot line when the change moved the boot atom (it is worked out again after it). */
+  private noteBoot(notes: WriteNotes, was: string | null): void {
+    const now = this.bootAtom();
+    if (now !== was) notes.boot = { now, was };
   }
 
   rebuild(): Promise<BuildRecord> {
@@ -133,5 +273,27 @@ export class AtomWorkspace {
     this.builder.dispose();
     await this.search.close();
     await this.store.close();
+  }
+}
+
+/**
+ * Whether a change may move the boot atom: a core atom added, removed or changed in type, a
+ * changed dependency list (the order), or a reload. An edit of code, or an atom that is not core
+ * added or removed (the others keep their order, see IncrementalBundler.noteAdded), cannot.
+ */
+function mayMoveBoot(e: StoreChange): boolean {
+  if (e.kind === 'reload') return true;
+  if (e.kind === 'delete') return e.atom.type === 'core';
+  if (!e.previous) return e.atom.type === 'core';
+  return e.previous.type !== e.atom.type || e.previous.dependencies.join() !== e.atom.dependencies.join();
+}
+
+/** `atom`'s code with its references to `from` written as `to` (calls.ts), or the refusal that says why not. */
+function rewrite(atom: Atom, from: string, to: string, own: boolean): string {
+  try {
+    return renameInCode(atom.code, from, to, own);
+  } catch (err) {
+    const why = err instanceof RenameConflict ? err.message : `its code does not parse (${(err as Error).message})`;
+    throw errors.invalid(`cannot rename "${from}" to "${to}": ${atom.name}: ${why}. Change ${atom.name} first, or choose another new_name.`);
   }
 }

@@ -57,6 +57,7 @@ export const TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
   upsert_atom: 'change',
   upsert_atoms: 'change',
   delete_atom: 'change',
+  rename_atom: 'change',
   run_atom: 'run',
 };
 

@@ -16,6 +16,7 @@ import {
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AtomError } from '../atoms/errors.js';
+import { BOOT_RULE } from '../build/bundler.js';
 import { SERVER_NAME, VERSION } from '../version.js';
 import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';
@@ -28,8 +29,9 @@ import { describeTool, type ToolContext, type ToolDefinition } from './tool.js';
 import { allTools } from './tools/index.js';
 
 export const INSTRUCTIONS = `Atomic Coding: the code of this workspace lives as atoms, small JavaScript functions (at most 2,048 bytes each) with a snake_case name, a type (core, feature, util), typed inputs and outputs (number, string, boolean, number[], string[], boolean[], void) and declared dependencies. After every change the atoms are bundled, dependencies first, into latest.js.
-Work like this: get_code_structure to see the map; read_atoms to read code before changing it; upsert_atom to create or change one atom (the code is exactly one function declaration named like the atom; list every atom it calls in dependencies); delete_atom to remove one nothing depends on. Keep atoms small: split anything near 2 KB into helpers.
-Also: semantic_search when you do not know a name; upsert_atoms to change several atoms together (a new helper and its callers); query_graph for the impact of a change before making it; run_atom to test an atom in a sandbox before relying on it; atom_history to undo a change or bring back a deleted atom; get_status to check the last build.`;
+Work like this: get_code_structure to see the map; read_atoms to read code before changing it; upsert_atom to create or change one atom (the code is exactly one function declaration named like the atom; its dependencies are the atoms it calls: undeclared calls are added and the answer says so); delete_atom to remove one nothing depends on. Keep atoms small: split anything near 2 KB into helpers.
+The bundle boots (calls) ${BOOT_RULE}, as soon as latest.js loads: load it at the end of <body>, or have the boot atom wait for DOMContentLoaded, if it needs the page's canvas. Ports are primitives only, so keep shared state in a core atom such as game_state(key, value), a getter and setter over an object in its closure.
+Also: semantic_search when you do not know a name; rename_atom to rename one and its callers; upsert_atoms to change several atoms together (a new helper and its callers); query_graph for the impact of a change before making it; run_atom to test an atom in a sandbox before relying on it; atom_history to undo a change or bring back a deleted atom; get_status to check the last build.`;
 
 /** The live sessions of one server process, so a change can be announced to all of them. */
 export class SessionRegistry {

@@ -101,7 +101,7 @@ test('the contract tools are listed with titles, descriptions and true annotatio
   assert.equal(byName.get('upsert_atom')!.annotations?.readOnlyHint, false);
   assert.equal(byName.get('delete_atom')!.annotations?.destructiveHint, true);
   assert.deepEqual(byName.get('read_atoms')!.inputSchema.required, ['names']);
-  assert.ok(tools.length <= 10, 'at most ten tools in all');
+  assert.ok(tools.length <= 11, 'at most eleven tools in all');
 });
 
 test('upsert_atom saves with the contract output and rebuilds latest.js', async () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs, { type Database } from 'sql.js';
-import { createBundle } from '../../src/build/bundler.js';
+import { bootAtom, createBundle } from '../../src/build/bundler.js';
 import { formatStatus, workspaceStatus } from '../../src/mcp/tools/getStatus.js';
 import { AtomStore } from '../../src/store/atomStore.js';
 import { encodeEntry } from '../../src/store/journal.js';
@@ -90,7 +90,7 @@ async function onDisk(dir: string): Promise<{ objects: string[]; rows: Map<strin
 }
 
 function statusText(store: AtomStore): string {
-  const workspace = { atoms: store, search: { pendingEmbeddings: 0 }, embeddings: { modelId: 'test-model' } } as unknown as AtomWorkspace;
+  const workspace = { atoms: store, search: { pendingEmbeddings: 0 }, embeddings: { modelId: 'test-model' }, bootAtom: () => bootAtom(store.all()) } as unknown as AtomWorkspace;
   return formatStatus(workspaceStatus(workspace, '0.0.0', 0));
 }
 

@@ -1,4 +1,5 @@
 import { ATOM_TYPES, type AtomType } from '../../atoms/model.js';
+import { BOOT_RULE } from '../../build/bundler.js';
 import type { AtomWorkspace } from '../../workspace.js';
 import { defineTool } from '../tool.js';
 
@@ -9,6 +10,8 @@ export interface WorkspaceStatus {
   last_build: { status: string; at: string; order_length: number; duration_ms: number | null; error: string | null } | null;
   embeddings: { provider: string; embedded: number; pending: number; fresh: boolean };
   server: { version: string; connected_clients: number };
+  /** The atom the bundle boots (BOOT_RULE), or null without a core atom. */
+  boot_atom: string | null;
   /**
    * What the last open of the database refused (see AtomStore.openReport): atoms that fail the
    * checks of an upsert, and schema objects that are not Atomic Coding's. Empty lists normally.
@@ -47,6 +50,8 @@ export function workspaceStatus(workspace: AtomWorkspace, version: string, conne
       fresh: pending === 0 && embedded >= store.size,
     },
     server: { version, connected_clients: connectedClients },
+    // Kept by the workspace between changes that cannot move it, so this stays cheap.
+    boot_atom: workspace.bootAtom(),
     refused_at_open: { atoms: store.openReport.refused, removed: store.openReport.removed },
   };
 }
@@ -56,7 +61,7 @@ export const getStatus = defineTool({
   title: 'Workspace status',
   description:
     'A cheap health check: atom counts by type, edge count, database size, the last build (status, time, order length, error), ' +
-    'the embedding model and whether the search index is up to date, the server version and connected clients, ' +
+    'the embedding model and whether the search index is up to date, the server version and connected clients, the atom the bundle boots, ' +
     'and any atoms refused when the database was opened (invalid, so not loaded and not in latest.js). ' +
     'Use it to confirm a change was built, or to see why latest.js did not update.',
   input: {},
@@ -85,6 +90,7 @@ export function formatStatus(s: WorkspaceStatus): string {
     build,
     search,
     `Server: version ${s.server.version}, ${s.server.connected_clients} client${s.server.connected_clients === 1 ? '' : 's'} connected.`,
+    `Boot atom: ${s.boot_atom ?? 'none'} (${BOOT_RULE})`,
     ...refusedLines(s.refused_at_open),
   ].join('\n');
 }

