@@ -1,13 +1,15 @@
-// Rebuilds examples/jumping-cube/.atomic (atoms.db + atoms.journal, and latest.js) from the readable
-// atom sources in examples/jumping-cube/atoms/, through the real AtomWorkspace: every atom is validated
-// by the store exactly as an upsert_atom call would be, all of them in one all-or-nothing batch.
+// Rebuilds a workspace's store from its atom files through the real AtomWorkspace: every atom is
+// validated exactly as an upsert_atom call would be, all of them in one all-or-nothing batch. Opening a
+// workspace does this by itself now (the text tree imports atoms/ at open, see src/textTree/); this
+// script starts the store afresh and also embeds every atom.
 // Usage: node --import tsx scripts/seed-example.ts [folder]   (default examples/jumping-cube)
 //        node --import tsx scripts/seed-example.ts --generate N folder
-//          a synthetic workspace of N atoms in layers (for measuring the graph view at scale).
+//          a synthetic workspace of N atoms in layers (for measuring the graph view at scale); the
+//          workspace writes their files to folder/atoms/.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { AtomDraft } from '../src/atoms/model.js';
-import { parseAtomSource } from '../src/views/atomDocument.js';
+import { parseAtomSource } from '../src/atoms/atomDocument.js';
 import { stderrLogger } from '../src/util/log.js';
 import { AtomWorkspace } from '../src/workspace.js';
 
@@ -68,13 +70,13 @@ export function generateAtoms(count: number, seed = 7): AtomDraft[] {
 async function main(): Promise<void> {
   const generate = process.argv.indexOf('--generate');
   const drafts = generate > 0 ? generateAtoms(Number(process.argv[generate + 1])) : readAtomSources(folder);
-  // A fresh store: the committed database holds exactly these atoms, each at version 1.
-  for (const f of ['atoms.db', 'atoms.journal', 'latest.js']) rmSync(join(folder, '.atomic', f), { force: true });
+  // A fresh store: exactly these atoms, each at version 1 (what it knew of the files goes too).
+  for (const f of ['atoms.db', 'atoms.journal', 'latest.js', 'text-tree']) rmSync(join(folder, '.atomic', f), { force: true });
   const workspace = await AtomWorkspace.open(folder, { log: stderrLogger('warn') });
   try {
     const { result, build } = await workspace.upsertMany(drafts);
     if (build.status !== 'success') throw new Error(build.error_message ?? 'the build failed');
-    // The committed store carries every atom's embedding, so semantic_search needs no model run at first.
+    // Every atom's embedding, so semantic_search needs no model run at first.
     if (generate < 0) await workspace.search.whenIdle();
     process.stderr.write(`seeded ${result.length} atoms into ${join(folder, '.atomic')}; bundle order: ${build.order.length > 30 ? `${build.order.slice(0, 5).join(' -> ')} -> … (${build.order.length})` : build.order.join(' -> ')}\n`);
   } finally {

@@ -6,21 +6,27 @@ import { runInNewContext } from 'node:vm';
 import { MAX_CODE_BYTES, codeBytes } from '../../src/atoms/model.js';
 import { createBundle } from '../../src/build/bundler.js';
 import { BundleMap } from '../../src/preview/bundleMap.js';
-import { AtomStore } from '../../src/store/atomStore.js';
+import type { AtomReader } from '../../src/store/reader.js';
+import { AtomWorkspace } from '../../src/workspace.js';
 import { readAtomSources } from '../../scripts/seed-example.js';
+import { wordsOnly } from '../support/inProcess.js';
 import { tempDir } from '../support/tmp.js';
 
 const example = join(__dirname, '..', '..', 'examples', 'jumping-cube');
 
-/** The committed store, opened from a copy (the store takes a lock and may write). */
-async function openCommittedStore(): Promise<AtomStore> {
+/**
+ * The example as git holds it (atoms/ only, no .atomic/), opened from a copy: the workspace takes
+ * its atoms from the text tree.
+ */
+async function openCommittedStore(): Promise<AtomReader & { close(): Promise<void> }> {
   const dir = tempDir('atomic-example-');
-  mkdirSync(join(dir, '.atomic'));
-  for (const f of ['atoms.db', 'atoms.journal']) cpSync(join(example, '.atomic', f), join(dir, '.atomic', f));
-  return AtomStore.open(dir);
+  mkdirSync(join(dir, 'atoms'));
+  cpSync(join(example, 'atoms'), join(dir, 'atoms'), { recursive: true });
+  const workspace = await AtomWorkspace.open(dir, { embeddings: wordsOnly });
+  return Object.assign(Object.create(workspace.atoms) as AtomReader, { close: () => workspace.close() });
 }
 
-test('the committed jumping-cube store holds exactly the atoms of its readable sources', async () => {
+test('the jumping-cube example opens from its atoms/ files alone, every atom taken', async () => {
   const store = await openCommittedStore();
   try {
     const sources = readAtomSources(example);
@@ -28,7 +34,7 @@ test('the committed jumping-cube store holds exactly the atoms of its readable s
     assert.deepEqual(store.all().map((a) => a.name), sources.map((s) => s.name).sort());
     for (const source of sources) {
       const atom = store.get(source.name)!;
-      assert.equal(atom.code, source.code, `${source.name}: the database matches atoms/${source.name}.js (run scripts/seed-example.ts)`);
+      assert.equal(atom.code, source.code, `${source.name}: the store matches atoms/${source.name}.js`);
       assert.equal(atom.type, source.type);
       assert.deepEqual(atom.dependencies, [...(source.dependencies ?? [])].sort());
       assert.ok(codeBytes(atom.code) <= MAX_CODE_BYTES);
