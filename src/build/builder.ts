@@ -1,6 +1,7 @@
 /**
  * Rebuilds `latest.js` after every change and records each build. A failed build keeps the
- * previous bundle in place and says why. Rebuilds requested while one runs are coalesced.
+ * previous bundle in place and says why; a bundle whose atoms call a deleted atom is a failed
+ * build (missingCalls.ts), not a success. Rebuilds requested while one runs are coalesced.
  *
  * The build hangs off the store's change event: every durable change (a write through the
  * workspace, or a database reloaded after another program changed it) asks for one, whoever made
