@@ -199,7 +199,11 @@ test('delete_atom: blocked while used, not found, then deleted with a rebuild', 
     text: 'Error: Cannot delete "physics_config": used by [player_jump]. Delete or update the dependents first.',
   });
   assert.match((await call(client, 'delete_atom', { name: 'ghost' })).text, /^Error: Atom "ghost" not found/);
-  assert.deepEqual(await call(client, 'delete_atom', { name: 'game_loop' }), { isError: false, text: 'Atom "game_loop" deleted. Rebuild triggered.' });
+  assert.deepEqual(await call(client, 'delete_atom', { name: 'game_loop' }), {
+    isError: false,
+    // The contract's line, then the boot atom it took away (the only core atom).
+    text: 'Atom "game_loop" deleted. Rebuild triggered.\nBoot: none (was game_loop)',
+  });
   const bundle = readFileSync(join(workspace, '.atomic', 'latest.js'), 'utf8');
   assert.doesNotMatch(bundle, /game_loop/);
   assert.match(bundle, /\/\/ Atoms: 3\n/);
