@@ -15,10 +15,12 @@ import { stderrLogger, type LogLevel } from './util/log.js';
 import { VERSION } from './version.js';
 import { AtomWorkspace } from './workspace.js';
 
-const USAGE = `Usage: atomic-coding serve [--workspace DIR] [--port N] [--stdio] [--log-level debug|info|warn|error]
+const USAGE = `Usage: atomic-coding serve [--workspace DIR] [--atoms-folder DIR] [--port N] [--stdio] [--log-level debug|info|warn|error]
 
 Serves the atoms of a workspace over MCP.
-  --workspace DIR   the workspace folder (default: the current folder); atoms live in DIR/.atomic/
+  --workspace DIR   the workspace folder (default: the current folder)
+  --atoms-folder D  where the atoms live as files for git, one <name>.js each, relative to the
+                    workspace and inside it (default: atoms); .atomic/ holds the index and history
   --port N          HTTP port on 127.0.0.1 (default 0: a free port)
   --stdio           speak MCP on stdin/stdout instead of HTTP (logs go to stderr); if a server
                     for the workspace is running (VS Code), bridge to it instead of opening the store
@@ -40,6 +42,7 @@ async function main(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       workspace: { type: 'string', short: 'w' },
+      'atoms-folder': { type: 'string' },
       port: { type: 'string', short: 'p' },
       stdio: { type: 'boolean' },
       'log-level': { type: 'string' },
@@ -71,7 +74,7 @@ async function main(argv: string[]): Promise<number> {
 
   let workspace: AtomWorkspace;
   try {
-    workspace = await AtomWorkspace.open(dir, { log });
+    workspace = await AtomWorkspace.open(dir, { log, textTree: { folder: values['atoms-folder'] } });
   } catch (err) {
     if (err instanceof WorkspaceLockedError) return fail(err.message);
     if (err instanceof AtomError) return fail(err.message);

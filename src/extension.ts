@@ -20,6 +20,7 @@ import { outputLogger } from './views/outputLog.js';
 import { registerPreviewCommands } from './views/previewPanel.js';
 import { WorkspaceLifecycle } from './views/session.js';
 import { AtomStatusBar } from './views/statusBar.js';
+import { TextTreeDiagnostics } from './views/textTreeDiagnostics.js';
 
 /** What activate() returns: for other extensions and for the extension-host tests. */
 export interface AtomicCodingApi {
@@ -51,6 +52,7 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
       bundlePath: config().get<string>('bundle.outputPath', '.atomic/latest.js') || '.atomic/latest.js',
       port: config().get<number>('server.port', 0),
       embeddingProvider: config().get<string>('search.embeddingProvider', 'local') === 'keyword' ? 'keyword' : 'local',
+      atomsFolder: config().get<string>('atomsFolder', 'atoms') || 'atoms',
     }));
   }
 
@@ -81,7 +83,13 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
       { dispose: () => void s.dispose() },
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('atomicCoding.bundle.outputPath')) void s.applyBundlePath();
-        if (e.affectsConfiguration('atomicCoding.server.port') || e.affectsConfiguration('atomicCoding.search.embeddingProvider')) void s.restart();
+        if (
+          e.affectsConfiguration('atomicCoding.server.port') ||
+          e.affectsConfiguration('atomicCoding.search.embeddingProvider') ||
+          e.affectsConfiguration('atomicCoding.atomsFolder')
+        ) {
+          void s.restart();
+        }
         if (e.affectsConfiguration('atomicCoding.workspaceFolder')) {
           void vscode.window
             .showInformationMessage('Atomic Coding: reload the window to apply the new setting.', 'Reload Window')
@@ -94,6 +102,7 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
       registerGraphCommand({ session: s, extensionUri: context.extensionUri, log }),
       ...registerPreviewCommands({ session: s, extensionUri: context.extensionUri, log }),
       new IndexProgressReporter(s),
+      new TextTreeDiagnostics(s),
     );
   } else {
     log.info('no folder is open: open one to work with atoms');

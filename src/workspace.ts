@@ -32,6 +32,7 @@ import { readerOf, type AtomReader, type StoreChange } from './store/reader.js';
 import type { EmbeddingProvider } from './store/embeddings/provider.js';
 import { UseLiteProvider } from './store/embeddings/useLite.js';
 import { SearchIndex } from './store/search/searchIndex.js';
+import { TextTree, type TextTreeOptions, type TextTreeView } from './textTree/textTree.js';
 import { silentLogger, type Logger } from './util/log.js';
 
 export interface WorkspaceOptions {
@@ -41,6 +42,8 @@ export interface WorkspaceOptions {
   store?: StoreOptions;
   /** Turns text into vectors for semantic_search; default: the shipped USE-lite model. */
   embeddings?: EmbeddingProvider;
+  /** The atoms as files for git (textTree/): default `atoms/`; false: none (benchmarks, tests of the store alone). */
+  textTree?: TextTreeOptions | false;
 }
 
 export interface WriteOutcome<T> {
@@ -58,6 +61,7 @@ export class AtomWorkspace {
   readonly search: SearchIndex;
   /** The atom the bundle boots, while no change could have moved it; undefined: work it out again. */
   private boot: { name: string | null } | undefined;
+  private tree: TextTree | undefined;
 
   private constructor(
     readonly dir: string,
@@ -85,8 +89,22 @@ export class AtomWorkspace {
     const workspace = new AtomWorkspace(root, store, log, bundlePath, options.embeddings ?? new UseLiteProvider());
     // In the background: a search or an edit waits for it, opening the workspace does not.
     void workspace.search.open().catch(() => {});
+    if (options.textTree !== false && !store.readOnly) {
+      try {
+        // Files and store brought together (a fresh clone imported) before anyone reads.
+        workspace.tree = await TextTree.open(store, log, options.textTree ?? {});
+      } catch (err) {
+        await workspace.close();
+        throw err;
+      }
+    }
     if (store.size > 0 && !workspace.builder.hasWholeBundle()) await workspace.builder.rebuild();
     return workspace;
+  }
+
+  /** The atoms as files (`atoms/<name>.js`), and the files not taken; undefined when off or read-only. */
+  get textTree(): TextTreeView | undefined {
+    return this.tree;
   }
 
   /** Fired after every durable change (see AtomStore.onDidChange). */
@@ -263,11 +281,16 @@ export class AtomWorkspace {
    * write's answer. A write that changed nothing announces nothing, and builds anyway, as a save
    * always has: saving an atom unchanged after fixing the bundle path brings a bundle.
    */
-  private buildAfter(changedSomething: boolean): Promise<BuildRecord> {
-    return changedSomething ? this.builder.caused() : this.builder.rebuild();
+  private async buildAfter(changedSomething: boolean): Promise<BuildRecord> {
+    const build = changedSomething ? this.builder.caused() : this.builder.rebuild();
+    // An acknowledged write has its file (the text tree follows the same announcement).
+    await this.tree?.written();
+    return build;
   }
 
   async close(): Promise<void> {
+    // The text tree's round in progress finishes (files changed after it are taken at the next open).
+    await this.tree?.close();
     // The build the last change asked for finishes before the store closes under it.
     await this.builder.idle();
     this.builder.dispose();

@@ -132,8 +132,9 @@ export class TextTree implements TextTreeView {
       mkdirSync(folderPath, { recursive: true });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      const reason = code === 'EEXIST' || code === 'ENOTDIR' ? `"${wanted}" is a file, not a folder: move it away or choose another folder` : (err as Error).message;
-      throw new AtomError('storage', `${ATOMS_FOLDER_SETTING}: ${reason}`);
+      if (!code) throw new AtomError('storage', (err as Error).message); // resolveInsideFolder's refusal says it all
+      const reason = code === 'EEXIST' || code === 'ENOTDIR' ? 'is a file, not a folder: move it away or choose another folder' : `cannot be created (${code}): choose a writable folder inside the workspace`;
+      throw new AtomError('storage', `${ATOMS_FOLDER_SETTING} "${wanted}" ${reason}`);
     }
     const folder = relative(store.workspaceDir, folderPath).split(sep).join('/') || '.';
     const tree = new TextTree(store, log, folder, folderPath, options);

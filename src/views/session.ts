@@ -38,6 +38,8 @@ export interface WorkspaceSettings {
   bundlePath: string;
   port: number;
   embeddingProvider: 'local' | 'keyword';
+  /** atomicCoding.atomsFolder: where the atoms live as files for git (relative to the folder). */
+  atomsFolder: string;
 }
 
 export class WorkspaceLifecycle implements vscode.Disposable {
@@ -150,7 +152,7 @@ export class WorkspaceLifecycle implements vscode.Disposable {
     if (this._state === 'ready') return;
     this.setState('starting');
     const started = performance.now();
-    const { bundlePath, port, embeddingProvider } = this.settings();
+    const { bundlePath, port, embeddingProvider, atomsFolder } = this.settings();
     try {
       const { AtomWorkspace, McpHttpHost } = loadCore();
       const workspace = await AtomWorkspace.open(this.folder.fsPath, {
@@ -158,6 +160,7 @@ export class WorkspaceLifecycle implements vscode.Disposable {
         bundlePath,
         // 'local' leaves the default: the shipped model, loaded in a worker on the first search.
         embeddings: embeddingProvider === 'keyword' ? new KeywordOnlyProvider() : undefined,
+        textTree: { folder: atomsFolder },
       });
       this._workspace = workspace;
       this.subscriptions.push(

@@ -346,3 +346,24 @@ test('a file that is not valid is reported with its reason, and the atom is not 
     await ws.close();
   }
 });
+
+test('the atoms folder is a setting and a CLI flag; a folder outside the workspace is refused and nothing opens', async () => {
+  const dir = repo();
+  const ws = await AtomWorkspace.open(dir, { ...options, textTree: { folder: 'src/atoms' } });
+  try {
+    await ws.upsert(util('placed', 'x'));
+    assert.ok(existsSync(join(dir, 'src', 'atoms', 'placed.js')));
+    assert.equal(ws.textTree!.folder, 'src/atoms');
+  } finally {
+    await ws.close();
+  }
+  await assert.rejects(AtomWorkspace.open(dir, { ...options, textTree: { folder: '../elsewhere' } }), /atoms folder .* is outside the workspace folder/);
+  const cli = join(__dirname, '..', '..', 'src', 'cli.ts');
+  const run = spawn(process.execPath, ['--import', 'tsx', cli, 'serve', '--workspace', dir, '--atoms-folder', '../elsewhere', '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  run.stderr.on('data', (d) => (stderr += d));
+  const code = await new Promise<number | null>((resolve) => run.once('exit', (c) => resolve(c)));
+  assert.equal(code, 1);
+  assert.match(stderr, /^atomic-coding: The atoms folder \(atomicCoding\.atomsFolder, --atoms-folder\) "\.\.\/elsewhere" is outside the workspace folder .*: nothing was written or read there/);
+  assert.equal(existsSync(join(dir, '..', 'elsewhere')), false);
+});

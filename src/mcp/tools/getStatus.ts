@@ -17,6 +17,8 @@ export interface WorkspaceStatus {
    * checks of an upsert, and schema objects that are not Atomic Coding's. Empty lists normally.
    */
   refused_at_open: { atoms: { name: string; reason: string; source: 'database' | 'journal' }[]; removed: { type: string; name: string }[] };
+  /** The atoms as files for git (textTree/), and the files not taken with the reason; null when off. */
+  text_tree: { folder: string; files: number; problems: { file: string; reason: string }[] } | null;
 }
 
 /** At most this many refused atoms are named in the text (all are in the structured result). */
@@ -53,6 +55,9 @@ export function workspaceStatus(workspace: AtomWorkspace, version: string, conne
     // Kept by the workspace between changes that cannot move it, so this stays cheap.
     boot_atom: workspace.bootAtom(),
     refused_at_open: { atoms: store.openReport.refused, removed: store.openReport.removed },
+    text_tree: workspace.textTree
+      ? { folder: workspace.textTree.folder, files: workspace.textTree.files, problems: workspace.textTree.problems().map(({ file, reason }) => ({ file, reason })) }
+      : null,
   };
 }
 
@@ -92,6 +97,7 @@ export function formatStatus(s: WorkspaceStatus): string {
     `Server: version ${s.server.version}, ${s.server.connected_clients} client${s.server.connected_clients === 1 ? '' : 's'} connected.`,
     `Boot atom: ${s.boot_atom ?? 'none'} (${BOOT_RULE})`,
     ...refusedLines(s.refused_at_open),
+    ...textTreeLines(s.text_tree),
   ].join('\n');
 }
 
@@ -113,6 +119,15 @@ function refusedLines({ atoms, removed }: WorkspaceStatus['refused_at_open']): s
     lines.push(`Removed at open, not part of the Atomic Coding schema: ${listed.join(', ')} (atoms.db on disk keeps them until its snapshot is next written).`);
   }
   return lines.map((line) => line.replace(/[\u2028\u2029]/g, ' '));
+}
+
+/** The text tree's line: its folder, its files, and each file not taken with the reason. */
+function textTreeLines(t: WorkspaceStatus['text_tree']): string[] {
+  if (!t) return [];
+  const listed = t.problems.slice(0, LISTED).map((p) => `${p.file} (${p.reason})`);
+  if (t.problems.length > LISTED) listed.push(`and ${t.problems.length - LISTED} more (see text_tree.problems)`);
+  const problems = listed.length ? `${listed.join('; ')}. Fix those files; until then their atoms keep their last good version` : 'none';
+  return [`Text tree: ${t.folder}/ (${t.files} file${t.files === 1 ? '' : 's'}); problems: ${problems}.`.replace(/[\u2028\u2029\n]/g, ' ')];
 }
 
 function formatBytes(n: number): string {
