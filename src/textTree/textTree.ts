@@ -56,7 +56,7 @@ export interface TextTreeOptions {
 }
 
 /** What the store must offer the text tree: reads, the change event, and one all-or-nothing change. */
-export type TextTreeStore = Pick<AtomStore, 'workspaceDir' | 'atomicDir' | 'get' | 'all' | 'onDidChange' | 'change'>;
+export type TextTreeStore = Pick<AtomStore, 'workspaceDir' | 'atomicDir' | 'get' | 'all' | 'size' | 'onDidChange' | 'change'>;
 
 /** What the rest of the program reads of the text tree (get_status, the CLI log, VS Code's Problems). */
 export interface TextTreeView {
@@ -282,6 +282,14 @@ export class TextTree implements TextTreeView {
     return names;
   }
 
+  private hasAtomFiles(): boolean {
+    try {
+      return readdirSync(this.folderPath).some((file) => atomFileName(file) !== undefined);
+    } catch {
+      return false;
+    }
+  }
+
   private problemNames(): string[] {
     return this.problemList.files().map((file) => atomFileName(file.slice(file.lastIndexOf('/') + 1))!);
   }
@@ -361,6 +369,20 @@ export class TextTree implements TextTreeView {
       }
       puts.set(name, { draft, hash });
     });
+    if (deletes.size > 0 && deletes.size === this.store.size && !this.hasAtomFiles()) {
+      // Every file gone at once, the folder empty or missing: far more often a copy of .atomic/
+      // without the folder, or a folder removed by mistake, than a wish to delete every atom. The
+      // files are written again; atoms are deleted through the server, or file by file.
+      this.log.warn(
+        `text tree: ${this.folder}/ has no atom files while the store has ${deletes.size} atoms: writing them again rather than deleting every atom ` +
+          `(to delete atoms, remove their files while others remain, or use delete_atom)`,
+      );
+      for (const name of deletes) {
+        this.records.delete(name);
+        writes.push(this.store.get(name)!);
+      }
+      deletes.clear();
+    }
     await this.writeFiles(writes);
     await this.removeFiles(unlinks);
     if (puts.size > 0 || deletes.size > 0) await this.importFiles(puts, deletes);

@@ -58,6 +58,8 @@ export async function prepareFrom(key: string, set: GeneratedSet, progress: Prog
   if (!existsSync(join(cached, 'ready.json'))) await generateWorkspace(cached, set, progress);
   const dir = tempDir(`atomic-bench-${set.atoms.length}-`);
   cpSync(join(cached, '.atomic'), join(dir, '.atomic'), { recursive: true });
+  // The atoms as files (src/textTree/), so opening the copy does not write them all first.
+  if (existsSync(join(cached, 'atoms'))) cpSync(join(cached, 'atoms'), join(dir, 'atoms'), { recursive: true });
   return { dir, set, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -367,3 +367,19 @@ test('the atoms folder is a setting and a CLI flag; a folder outside the workspa
   assert.match(stderr, /^atomic-coding: The atoms folder \(atomicCoding\.atomsFolder, --atoms-folder\) "\.\.\/elsewhere" is outside the workspace folder .*: nothing was written or read there/);
   assert.equal(existsSync(join(dir, '..', 'elsewhere')), false);
 });
+
+test('a copy of .atomic/ without the atoms folder deletes nothing: the files are written again', async () => {
+  const dir = repo();
+  const ws = await AtomWorkspace.open(dir, options);
+  await ws.upsertMany([util('first_kept', 'x'), util('second_kept', 'first_kept(x)', ['first_kept'])]);
+  await ws.close();
+  const copy = tempDir('atomic-texttree-copy-');
+  execFileSync('cp', ['-r', join(dir, '.atomic'), join(copy, '.atomic')]);
+  const opened = await AtomWorkspace.open(copy, options);
+  try {
+    assert.deepEqual(opened.atoms.all().map((a) => a.name), ['first_kept', 'second_kept']);
+    assert.deepEqual(readdirSync(join(copy, 'atoms')).sort(), ['first_kept.js', 'second_kept.js']);
+  } finally {
+    await opened.close();
+  }
+});
