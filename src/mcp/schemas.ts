@@ -3,18 +3,19 @@ import { z } from 'zod';
 import { ATOM_TYPES, MAX_CODE_BYTES, MAX_NAME_LENGTH, PORT_TYPES } from '../atoms/model.js';
 
 /** Loose on purpose: the domain checks the pattern and says what a good name looks like. */
-export const atomName = z.string().max(MAX_NAME_LENGTH * 4).describe('Atom name, snake_case (^[a-z][a-z0-9_]*$)');
+export const atomName = z.string().max(MAX_NAME_LENGTH * 4).describe('snake_case atom name');
 
 export const atomType = z.enum(ATOM_TYPES);
 
-export const typeFilter = atomType.optional().describe('Only atoms of this category: core, feature or util');
+export const typeFilter = atomType.optional().describe('Only atoms of this type');
 
+/** A port's fields speak for themselves; the array that holds ports says what they are. */
 export const port = z
   .object({
-    name: z.string().max(256).describe('Parameter or return value name, e.g. "velocity_y"'),
-    type: z.enum(PORT_TYPES).describe('One of the seven primitive types'),
-    description: z.string().max(1024).optional().describe('What the value means'),
-    optional: z.boolean().optional().describe('True when callers may omit it (default false)'),
+    name: z.string().max(256),
+    type: z.enum(PORT_TYPES),
+    description: z.string().max(1024).optional(),
+    optional: z.boolean().optional(),
   })
   .strict();
 
@@ -23,10 +24,10 @@ export const atomDraft = {
   code: z
     .string()
     .max(MAX_CODE_BYTES * 8)
-    .describe(`Complete JavaScript source: exactly one function declaration named like the atom (max ${MAX_CODE_BYTES} bytes of UTF-8)`),
-  type: atomType.describe('core: entry points, game loop; feature: player-facing mechanics; util: helpers, configs, pure functions'),
-  inputs: z.array(port).max(64).optional().describe('Typed input parameters, in call order (default [])'),
-  outputs: z.array(port).max(64).optional().describe('Typed return values (default [])'),
-  dependencies: z.array(atomName).max(128).optional().describe('Names of the atoms this code calls (default [])'),
-  description: z.string().max(8192).optional().describe('Brief explanation; improves search'),
+    .describe(`One function declaration named like the atom, at most ${MAX_CODE_BYTES} bytes`),
+  type: atomType.describe('core: entry points; feature: mechanics; util: helpers'),
+  inputs: z.array(port).max(64).optional().describe('Parameters in call order; optional: true if callers may omit one'),
+  outputs: z.array(port).max(64).optional().describe('Return values'),
+  dependencies: z.array(atomName).max(128).optional().describe('Atoms this code calls'),
+  description: z.string().max(8192).optional().describe('What it does (search reads it)'),
 };

@@ -33,6 +33,12 @@ export interface ToolDefinition<S extends z.ZodRawShape = z.ZodRawShape> {
   title: string;
   description: string;
   input: S;
+  /**
+   * The input schema as `tools/list` shows it, when it should say less than `input` checks: upsert_atoms
+   * lists its items as "upsert_atom's arguments" instead of repeating that whole schema. Arguments are
+   * always checked against `input`, so a refusal still says exactly what is wrong.
+   */
+  listedInput?: S | z.ZodRawShape;
   annotations: ToolAnnotations;
   run(args: z.infer<z.ZodObject<S>>, ctx: ToolContext): Promise<string | ToolOutput>;
 }
@@ -46,16 +52,33 @@ export function defineTool<S extends z.ZodRawShape>(definition: ToolDefinition<S
  * (icons.ts) and, for a tool with an MCP App, `_meta.ui.resourceUri` (apps.ts).
  */
 export function describeTool(tool: ToolDefinition) {
-  const schema = z.toJSONSchema(z.object(tool.input).strict(), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(z.object(tool.listedInput ?? tool.input).strict(), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete schema.$schema;
   const app = toolAppMeta(tool.name);
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: schema as { type: 'object'; [key: string]: unknown },
-    annotations: { title: tool.title, ...tool.annotations },
+    inputSchema: lean(schema) as { type: 'object'; [key: string]: unknown },
+    annotations: tool.annotations,
     icons: toolIcons(tool.name),
     ...(app ? { _meta: app } : {}),
   };
 }
+
+/**
+ * Every agent reads `tools/list` at the start of every conversation, so it carries what an agent needs to
+ * call a tool right and nothing else: length and count caps on strings and arrays are left out (they only
+ * stop abuse; the server enforces them and its refusal names the limit), number ranges are kept.
+ */
+function lean(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(lean);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'maxLength' || key === 'maxItems') continue;
+    out[key] = lean(value);
+  }
+  return out;
+}
+

@@ -13,16 +13,13 @@ export const atomHistory = defineTool({
   name: 'atom_history',
   title: 'Atom history and undo',
   description:
-    'Every saved version of an atom is kept, including deleted atoms. Use it to see how an atom changed, to undo a change, or to bring back a deleted atom ' +
-    "(changes made through MCP bypass the editor's undo; this is the undo). " +
-    'operation: "list" (versions of `name`, newest first: version, time, size, what changed), "show" (the code of `version`), ' +
-    '"restore" (save `version` again as a new version, validated like upsert_atom; for a deleted atom, version defaults to its last one), ' +
-    '"deleted" (atoms that were deleted and can be restored).',
+    'The undo: list the versions of name (newest first), show one, restore one as a new version (validated like upsert_atom), ' +
+    'or list deleted atoms. Use restore to bring back a deleted atom.',
   input: {
-    operation: z.enum(OPERATIONS).describe('list, show, restore or deleted'),
-    name: atomName.optional().describe('The atom (list, show, restore)'),
-    version: z.number().int().min(1).optional().describe('The version to show or restore (show defaults to the newest)'),
-    limit: z.number().int().min(1).max(1000).optional().describe('Most versions or atoms to list (default 50)'),
+    operation: z.enum(OPERATIONS),
+    name: atomName.optional(),
+    version: z.number().int().min(1).optional().describe('Default: the newest (a deleted atom: its last)'),
+    limit: z.number().int().min(1).max(1000).optional().describe('Default 50'),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ operation, name, version, limit = 50 }, { workspace }) {

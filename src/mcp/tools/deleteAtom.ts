@@ -7,10 +7,8 @@ export const deleteAtom = defineTool({
   name: 'delete_atom',
   title: 'Delete an atom',
   description:
-    'The eraser: removes an atom by name. Refused while other atoms depend on it or their code calls it (the error lists them: update or delete those first). ' +
-    'Its history is kept, so atom_history can restore it. Rebuilds latest.js. ' +
-    'Use it to remove code nothing needs any more (query_graph "unused" lists candidates).',
-  input: { name: atomName.describe('Name of the atom to delete') },
+    'Deletes an atom when nothing uses it: refused while any atom depends on it or calls it (listed). atom_history can restore it.',
+  input: { name: atomName },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run({ name }, { workspace }) {
     const { build, notes } = await workspace.delete(name);

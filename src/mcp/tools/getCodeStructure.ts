@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { formatSignature } from '../../atoms/signature.js';
+import type { Atom } from '../../atoms/model.js';
 import { defineTool } from '../tool.js';
 import { toStructure } from '../format.js';
 import { typeFilter } from '../schemas.js';
@@ -7,24 +9,33 @@ export const getCodeStructure = defineTool({
   name: 'get_code_structure',
   title: 'Map of all atoms',
   description:
-    'The map: every atom with its type, typed inputs and outputs and dependency edges, without code. ' +
-    'Use it first when exploring, before creating an atom (to see what exists) and before editing (to see what depends on what). ' +
-    'Returns a JSON array of {name, type, inputs, outputs, depends_on}; with detail "minimal", one line per atom with only its name, type and dependencies ' +
-    '(for mapping a large workspace without flooding your context).',
+    'The map, without code: every atom with its type, typed ports and dependencies (JSON). Use it first. ' +
+    'detail summary: a line per atom with signature and description; minimal: names, types, edges.',
   input: {
     type_filter: typeFilter,
-    detail: z
-      .enum(['minimal', 'full'])
-      .optional()
-      .describe('full (default): the JSON structure with typed ports; minimal: "name type -> dependencies" lines'),
+    detail: z.enum(['full', 'summary', 'minimal']).optional().describe('Default full'),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ type_filter, detail = 'full' }, { workspace }) {
     const atoms = workspace.atoms.all().filter((a) => !type_filter || a.type === type_filter);
+    const count = `${atoms.length} atom${atoms.length === 1 ? '' : 's'}`;
     if (detail === 'minimal') {
-      const lines = atoms.map((a) => (a.dependencies.length ? `${a.name} ${a.type} -> ${a.dependencies.join(', ')}` : `${a.name} ${a.type}`));
-      return [`${atoms.length} atom${atoms.length === 1 ? '' : 's'} (name type -> dependencies):`, ...lines].join('\n');
+      return [`${count} (name type -> dependencies):`, ...atoms.map((a) => `${a.name} ${a.type}${edges(a)}`)].join('\n');
+    }
+    if (detail === 'summary') {
+      const lines = atoms.map((a) => `${a.name} ${a.type} ${formatSignature(a)}${edges(a)}${a.description ? `: ${firstLine(a.description)}` : ''}`);
+      return [`${count} (name type signature -> dependencies: description):`, ...lines].join('\n');
     }
     return JSON.stringify(atoms.map(toStructure), null, 2);
   },
 });
+
+function edges(atom: Atom): string {
+  return atom.dependencies.length ? ` -> ${atom.dependencies.join(', ')}` : '';
+}
+
+/** A description's first sentence or line, at most 120 characters: enough to plan with. */
+function firstLine(description: string): string {
+  const line = description.split('\n')[0]!.trim();
+  return line.length > 120 ? `${line.slice(0, 117)}...` : line;
+}

@@ -65,10 +65,8 @@ export const getStatus = defineTool({
   name: 'get_status',
   title: 'Workspace status',
   description:
-    'A cheap health check: atom counts by type, edge count, database size, the last build (status, time, order length, error), ' +
-    'the embedding model and whether the search index is up to date, the server version and connected clients, the atom the bundle boots, ' +
-    'and any atoms refused when the database was opened (invalid, so not loaded and not in latest.js). ' +
-    'Use it to confirm a change was built, or to see why latest.js did not update.',
+    'Counts, last build (and why it failed), boot atom, search index, server and clients, atoms refused at open. ' +
+    'Use it to see why latest.js did not update.',
   input: {},
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, { workspace, serverVersion, connectedClients }) {

@@ -32,17 +32,14 @@ export const queryGraph = defineTool({
   name: 'query_graph',
   title: 'Query the dependency graph',
   description:
-    'Answers questions about the dependency graph without reading code; every atom named comes with its type and signature. ' +
-    'operation: "dependencies" (what `name` calls) and "dependents" (what calls `name`), direct or with transitive=true; ' +
-    '"impact" (everything that may change if `name` changes, with the entry points affected: use it before editing a widely used atom); ' +
-    '"path" (the chain of calls from `name` to `to`); "cycles"; "unused" (atoms nothing depends on that are not core, i.e. never reached: candidates for delete_atom); ' +
-    '"entry_points" (core atoms nothing depends on).',
+    'The dependency graph without code: dependencies / dependents of name (transitive: all the way), ' +
+    'impact (use it before changing a widely used atom), path (name to to), cycles, unused (non-core atoms nothing uses), entry_points.',
   input: {
-    operation: z.enum(OPERATIONS).describe('The question to answer'),
-    name: atomName.optional().describe('The atom asked about (dependencies, dependents, impact; the start of a path)'),
-    to: atomName.optional().describe('The end of the path (path only)'),
-    transitive: z.boolean().optional().describe('dependencies/dependents: follow the edges all the way (default false: direct only)'),
-    limit: z.number().int().min(1).max(10_000).optional().describe('Most atoms to list (default 200); counts are always complete'),
+    operation: z.enum(OPERATIONS),
+    name: atomName.optional().describe('The atom asked about; start of a path'),
+    to: atomName.optional().describe('End of a path'),
+    transitive: z.boolean().optional(),
+    limit: z.number().int().min(1).max(10_000).optional().describe('Most atoms listed (default 200)'),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ operation, name, to, transitive = false, limit = 200 }, { workspace }) {

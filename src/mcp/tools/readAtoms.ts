@@ -9,9 +9,8 @@ export const readAtoms = defineTool({
   name: 'read_atoms',
   title: 'Read atoms',
   description:
-    'The magnifier: full source code, typed signature, description, version and dependencies of one or more atoms. ' +
-    'Use it after get_code_structure or semantic_search has named the atoms you need, before you modify them.',
-  input: { names: z.array(atomName).min(1).max(100).describe('Names of the atoms to read (1 to 100)') },
+    'Code, signature, description, version and dependencies of the named atoms. Use it before changing them.',
+  input: { names: z.array(atomName).min(1).max(100).describe('1 to 100 names') },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ names }, { workspace }) {
     const wanted = [...new Set(names)];

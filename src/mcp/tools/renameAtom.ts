@@ -7,11 +7,10 @@ export const renameAtom = defineTool({
   name: 'rename_atom',
   title: 'Rename an atom',
   description:
-    'Renames an atom and rewrites every atom whose code calls it (their calls and dependencies), all or nothing; ' +
-    'refused, changing nothing, if new_name is taken or a rewritten atom would exceed 2,048 bytes. The old name\'s history stays under the old name. Rebuilds latest.js.',
+    'Renames an atom and rewrites its callers\' calls and dependencies, all or nothing. Use it instead of delete + create.',
   input: {
-    name: atomName.describe('Name of the atom to rename'),
-    new_name: atomName.describe('Its new name, snake_case and not taken'),
+    name: atomName,
+    new_name: atomName,
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run({ name, new_name }, { workspace }) {

@@ -23,14 +23,12 @@ export const runAtom = defineTool({
   name: 'run_atom',
   title: 'Run an atom in a sandbox',
   description:
-    'Calls an atom with arguments, together with everything it depends on, in an isolated JavaScript sandbox (QuickJS: no file system, network, ' +
-    'process, timers or editor access; time and memory limits). Refuses args not matching the input types. Code naming document, ' +
-    'window or localStorage gets stubs (not a real DOM: canvas calls counted, events never fire). Returns the value (as JSON), ' +
-    'the console output, the stubs used and the time taken, ' +
-    'or the error with the atom and line it was thrown at. Use it to test an atom before other atoms rely on it. Changes nothing.',
+    'Use it to test an atom: calls it with its dependencies in a QuickJS sandbox (time and memory limits); returns the value, ' +
+    'console and time, or the error with its atom and line. args must match the input types. document, window and localStorage ' +
+    'are stubs (not a real DOM). Changes nothing.',
   input: {
-    name: atomName.describe('The atom to call'),
-    args: z.array(z.unknown()).max(64).optional().describe('Arguments in call order, as JSON values (default [])'),
+    name: atomName,
+    args: z.array(z.unknown()).max(64).optional().describe('In call order'),
     check_args: z.boolean().optional().describe('false: run despite mismatched types'),
     timeout_ms: z
       .number()
@@ -38,14 +36,14 @@ export const runAtom = defineTool({
       .min(LIMITS.minTimeoutMs)
       .max(LIMITS.maxTimeoutMs)
       .optional()
-      .describe(`Time limit in milliseconds (default ${LIMITS.defaultTimeoutMs})`),
+      .describe(`Default ${LIMITS.defaultTimeoutMs}`),
     memory_mb: z
       .number()
       .int()
       .min(LIMITS.minMemoryBytes / MiB)
       .max(LIMITS.maxMemoryBytes / MiB)
       .optional()
-      .describe(`Memory limit in MiB (default ${LIMITS.defaultMemoryBytes / MiB})`),
+      .describe(`Default ${LIMITS.defaultMemoryBytes / MiB}`),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ name, args = [], check_args = true, timeout_ms, memory_mb }, { workspace }) {

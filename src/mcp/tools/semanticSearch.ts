@@ -8,16 +8,12 @@ export const semanticSearch = defineTool({
   name: 'semantic_search',
   title: 'Find atoms by meaning',
   description:
-    'The compass: finds atoms by what they do when you do not know their names, e.g. "make the character go up" or ' +
-    '"how damage is calculated"; an atom name ("math_clamp") comes first when it exists. Ranks by meaning (local embeddings, ' +
-    'offline) together with the words of names, descriptions, ports and code, and code names such as "Math.hypot" or ' +
-    '"localStorage.setItem". Returns each atom, best first, with its similarity: the ranking score, 0 to 1, that orders the ' +
-    'results (1 for the atom the query names; atoms found only by meaning need a cosine of 0.3), then its description, ' +
-    'signature, dependencies and code. "X, not Y" rules out a sibling ("save the game, not load it"). ' +
-    'Mention types to narrow it ("takes two numbers"). Then use read_atoms or upsert_atom.',
+    'Use it when you do not know a name: finds atoms by what they do ("make the character go up"), a name or a code word ' +
+    '("Math.hypot"), offline. Best first, each with [similarity]: the ranking score, 0 to 1 (1: the atom named). ' +
+    '"X, not Y" rules out a sibling.',
   input: {
-    query: z.string().trim().min(1).max(1000).describe('What you are looking for, in plain words, or an atom name'),
-    limit: z.number().int().min(1).max(20).optional().describe('Maximum number of results, 1 to 20 (default 5)'),
+    query: z.string().trim().min(1).max(1000).describe('What it does, or a name or code word'),
+    limit: z.number().int().min(1).max(20).optional().describe('Default 5'),
     type_filter: typeFilter,
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

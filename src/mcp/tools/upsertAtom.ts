@@ -9,11 +9,9 @@ export const upsertAtom = defineTool({
   name: 'upsert_atom',
   title: 'Create or update an atom',
   description:
-    'The brush: creates an atom, or replaces the one with the same name (its version goes up by one; the old version is kept in history). ' +
-    'The code must be exactly one function declaration named like the atom, at most 2,048 bytes; atoms it calls are its dependencies ' +
-    '(they must exist and must not form a cycle; calls you do not declare are added, and the answer says so). Validates, saves durably, and rebuilds latest.js. ' +
-    `The bundle boots ${BOOT_RULE}. ` +
-    'Use it to create a function or change one atom; to change several that depend on each other, use upsert_atoms.',
+    'Creates an atom or replaces the one of that name (omitted fields are cleared and named in the answer). ' +
+    'Atoms the code calls are its dependencies: they must exist, no cycles; undeclared calls are added. ' +
+    `Rebuilds latest.js, which boots ${BOOT_RULE}. Use upsert_atoms for several.`,
   input: atomDraft,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { workspace }) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatSignature } from '../../atoms/signature.js';
 import { atomNoteLines, writeNoteLines } from '../../atoms/writeChecks.js';
-import { atomDraft } from '../schemas.js';
+import { atomDraft, atomType } from '../schemas.js';
 import { defineTool } from '../tool.js';
 import { rebuildNote } from './upsertAtom.js';
 
@@ -12,11 +12,17 @@ export const upsertAtoms = defineTool({
   name: 'upsert_atoms',
   title: 'Create or update several atoms at once',
   description:
-    'Like upsert_atom for up to 50 atoms in one call, all or nothing: every atom is validated against the graph as it will be after the whole batch, ' +
-    'so a new helper and the atoms that start calling it go in together, and if any atom is refused nothing is saved. ' +
-    'Use it for refactors that touch several atoms (extracting a helper, renaming a dependency); one rebuild follows.',
+    'upsert_atom for up to 50 atoms, all or nothing, checked against the graph as it will be after the batch. ' +
+    'Use it when a new helper and its callers go in together. One rebuild.',
   input: {
-    atoms: z.array(z.object(atomDraft).strict()).min(1).max(MAX_BATCH).describe(`The atoms, each with the upsert_atom fields (1 to ${MAX_BATCH})`),
+    atoms: z.array(z.object(atomDraft).strict()).min(1).max(MAX_BATCH).describe(`The atoms (1 to ${MAX_BATCH})`),
+  },
+  // Each item is exactly upsert_atom's arguments, checked as strictly; listing that schema again would double tools/list.
+  listedInput: {
+    atoms: z
+      .array(z.object({ name: z.string(), type: atomType, code: z.string() }).passthrough())
+      .min(1)
+      .describe(`1 to ${MAX_BATCH} objects with upsert_atom's arguments (inputs, outputs, dependencies, description too)`),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ atoms }, { workspace }) {
