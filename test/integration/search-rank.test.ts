@@ -51,3 +51,14 @@ test('the similarity shown falls from each result to the next, and the named ato
   assert.equal(hits[0]?.similarity, 1);
   assert.ok(hits[0]!.cosine !== null && hits[0]!.cosine < 1, 'the cosine stays available apart');
 });
+
+test('a name two atoms share puts the one the other calls first: "LERP" -> math_lerp (color_lerp calls it)', async () => {
+  assert.equal(await first('LERP'), 'math_lerp');
+  assert.equal(await first('lerp'), 'math_lerp');
+});
+
+test("round 0's reciprocal rank fusion stays reachable as mode 'fused-rrf' (the bench times it beside the product)", async () => {
+  const { hits } = await index.search('math_clamp', { mode: 'fused-rrf' });
+  assert.equal(hits[0]?.atom.name, 'math_clamp');
+  assert.equal(hits[0]?.pinned, true);
+});

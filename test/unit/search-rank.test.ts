@@ -74,3 +74,28 @@ test('rarity follows puts and removes', () => {
   local.put({ ...b, code: 'function vec_length(dx, dy) {\n  return Math.imul(dx, dy);\n}\n' });
   assert.equal(local.idf('code', 'imul'), Math.log(1 + 1 / 1.5), 'one atom of one uses it: counted once for the replaced atom');
 });
+
+test('of two atoms named by the query, the one the other calls comes first: "LERP" means math_lerp, not color_lerp', () => {
+  const shape = queryShape('LERP');
+  // Evidence as the eval measured it: color_lerp's words and meaning are a little ahead.
+  const evidence: Record<string, { lexical: number; related: number; cosine: number }> = {
+    color_lerp: { lexical: 1, related: 1, cosine: 0.213 },
+    math_lerp: { lexical: 0.86, related: 0.9, cosine: 0.238 },
+  };
+  const candidates: Candidate[] = Object.entries(evidence).map(([name, e]) => ({ name, ...e, code: code(name), words: index.words(name) }));
+  const scores = scoreCandidates(shape, candidates, rarity);
+  assert.ok(scores.get('math_lerp')! > scores.get('color_lerp')!, JSON.stringify([...scores]));
+  for (const s of scores.values()) assert.ok(s >= 0 && s <= 1, String(s));
+});
+
+test('the index keeps each atom\'s name words, code identifiers and dependencies, so a query reads no code', () => {
+  const words = index.words('color_lerp')!;
+  assert.deepEqual([...words.name].sort(), ['color', 'lerp']);
+  assert.deepEqual(words.dependencies, ['math_lerp']);
+  assert.ok(words.code.has('math_lerp'));
+  const local = new LexicalIndex();
+  local.put(atoms.find((a) => a.name === 'color_lerp')!);
+  local.remove('color_lerp');
+  assert.equal(local.words('color_lerp'), undefined);
+  assert.equal(codeOverlap(queryShape('Math.imul'), index.words('seeded_random')!.code, rarity), codeOverlap(queryShape('Math.imul'), code('seeded_random'), rarity));
+});

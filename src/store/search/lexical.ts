@@ -23,6 +23,16 @@ export interface RankedName {
   score: number;
 }
 
+/**
+ * What the second pass reads of an atom, kept from when it was put so a query reads no code:
+ * its name's stemmed words, the identifiers its code uses (lowercase), its dependencies.
+ */
+export interface AtomWords {
+  name: ReadonlySet<string>;
+  code: ReadonlySet<string>;
+  dependencies: readonly string[];
+}
+
 /** How much a match in each field counts; the name says most about what an atom does. */
 const BOOST = { words: 3, description: 2, ports: 1.5, identifiers: 0.5 };
 /** The field weights for a query written like code (rank.ts: identifier-like). */
@@ -34,6 +44,7 @@ export class LexicalIndex {
   /** How many atoms use each code identifier and name word (lowercase): rare ones say more. */
   private readonly frequency = new Map<string, number>();
   private readonly keysOf = new Map<string, string[]>();
+  private readonly wordsOf = new Map<string, AtomWords>();
   private readonly index = new MiniSearch<LexicalDoc>({
     idField: 'name',
     fields: ['words', 'description', 'ports', 'identifiers'],
@@ -63,10 +74,17 @@ export class LexicalIndex {
     if (this.index.has(atom.name)) this.index.replace(doc);
     else this.index.add(doc);
     this.uncount(atom.name);
-    const ids = doc.identifiers.split(' ').filter((k) => k.length > 0).map((k) => `code:${k.toLowerCase()}`);
-    const keys = [...new Set([...ids, ...terms(atom.name).map((t) => `name:${t}`)])];
+    const code = new Set(doc.identifiers.split(' ').filter((k) => k.length > 0).map((k) => k.toLowerCase()));
+    const name = new Set(terms(atom.name));
+    const keys = [...[...code].map((k) => `code:${k}`), ...[...name].map((t) => `name:${t}`)];
     for (const k of keys) this.frequency.set(k, (this.frequency.get(k) ?? 0) + 1);
     this.keysOf.set(atom.name, keys);
+    this.wordsOf.set(atom.name, { name, code, dependencies: [...atom.dependencies] });
+  }
+
+  /** The atom's name words, code identifiers and dependencies, as last put. */
+  words(name: string): AtomWords | undefined {
+    return this.wordsOf.get(name);
   }
 
   remove(name: string): void {
@@ -78,6 +96,7 @@ export class LexicalIndex {
     this.index.removeAll();
     this.frequency.clear();
     this.keysOf.clear();
+    this.wordsOf.clear();
   }
 
   /**
@@ -96,6 +115,7 @@ export class LexicalIndex {
       else this.frequency.set(k, n);
     }
     this.keysOf.delete(name);
+    this.wordsOf.delete(name);
   }
 
   /**

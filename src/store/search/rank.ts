@@ -18,6 +18,7 @@
  * Identifier-like queries (code tokens, or two words or fewer) weigh words, name and code more
  * and meaning less: the sentence encoder knows little about `imul`.
  */
+import type { AtomWords } from './lexical.js';
 import { terms } from './words.js';
 
 export interface Candidate {
@@ -28,8 +29,10 @@ export interface Candidate {
   related: number;
   /** Cosine of query and atom, or null when the atom has no vector (yet). */
   cosine: number | null;
-  /** The atom's code, for the code-token evidence. */
+  /** The atom's code, for the code-token evidence (its identifiers, when `words` is not given). */
   code: string;
+  /** The atom's words as the full-text index keeps them (no code is read per query). */
+  words?: AtomWords;
 }
 
 export interface QueryShape {
@@ -56,12 +59,17 @@ interface Weights {
   code: number;
   /** Taken off when the name holds a word the query rules out. */
   unwanted: number;
+  /**
+   * Added for an atom that another candidate calls when both match the query by name: "lerp"
+   * means `math_lerp` (which `color_lerp` calls) more than `color_lerp`.
+   */
+  dependency: number;
 }
 
 /** Chosen on the tuned halves of npm run eval:search (see the README's search section). */
 export const WEIGHTS: { prose: Weights; identifier: Weights } = {
-  prose: { lexical: 0.3, related: 0.25, meaning: 0.7, name: 0.05, code: 0, unwanted: 0.3 },
-  identifier: { lexical: 0.15, related: 0.3, meaning: 0.15, name: 0.5, code: 0.3, unwanted: 0.3 },
+  prose: { lexical: 0.3, related: 0.25, meaning: 0.7, name: 0.05, code: 0, unwanted: 0.3, dependency: 0 },
+  identifier: { lexical: 0.15, related: 0.3, meaning: 0.15, name: 0.5, code: 0.3, unwanted: 0.3, dependency: 0.05 },
 };
 
 /** A token is written like code when it has a dot, an underscore, a camelCase hump or parentheses. */
@@ -83,9 +91,9 @@ export function queryShape(query: string): QueryShape {
 }
 
 /** The query's words that are words of the name, weighted by rarity, as a share of all, 0..1. */
-export function nameOverlap(shape: QueryShape, name: string, rarity: Rarity): number {
+export function nameOverlap(shape: QueryShape, name: string | ReadonlySet<string>, rarity: Rarity): number {
   if (shape.terms.length === 0) return 0;
-  const own = new Set(terms(name));
+  const own = typeof name === 'string' ? new Set(terms(name)) : name;
   let found = 0;
   let all = 0;
   for (const t of shape.terms) {
@@ -97,17 +105,21 @@ export function nameOverlap(shape: QueryShape, name: string, rarity: Rarity): nu
 }
 
 /** Whether the name holds a word the query rules out. */
-export function namesUnwanted(shape: QueryShape, name: string): boolean {
+export function namesUnwanted(shape: QueryShape, name: string | ReadonlySet<string>): boolean {
   if (shape.unwanted.length === 0) return false;
-  const own = new Set(terms(name));
+  const own = typeof name === 'string' ? new Set(terms(name)) : name;
   return shape.unwanted.some((t) => own.has(t) && !shape.terms.includes(t));
 }
 
 /** The query's code tokens the code uses as whole identifiers (any case), weighted by rarity, 0..1. */
-export function codeOverlap(shape: QueryShape, code: string, rarity: Rarity): number {
+export function codeOverlap(shape: QueryShape, code: string | ReadonlySet<string>, rarity: Rarity): number {
   if (shape.codeTokens.length === 0) return 0;
-  const used = new Set<string>();
-  for (const m of code.matchAll(/[A-Za-z_$][\w$]*/g)) used.add(m[0].toLowerCase());
+  let used: ReadonlySet<string>;
+  if (typeof code === 'string') {
+    const found = new Set<string>();
+    for (const m of code.matchAll(/[A-Za-z_$][\w$]*/g)) found.add(m[0].toLowerCase());
+    used = found;
+  } else used = code;
   let found = 0;
   let all = 0;
   for (const t of shape.codeTokens) {
@@ -124,19 +136,29 @@ export function codeOverlap(shape: QueryShape, code: string, rarity: Rarity): nu
  */
 export function scoreCandidates(shape: QueryShape, candidates: readonly Candidate[], rarity: Rarity): Map<string, number> {
   const w = shape.identifierLike ? WEIGHTS.identifier : WEIGHTS.prose;
-  const total = w.lexical + w.related + w.meaning + w.name + w.code;
+  const total = w.lexical + w.related + w.meaning + w.name + w.code + w.dependency;
   let best = 0;
   for (const c of candidates) if (c.cosine !== null && c.cosine > best) best = c.cosine;
   const scores = new Map<string, number>();
+  const named = new Map<string, number>();
+  for (const c of candidates) named.set(c.name, nameOverlap(shape, c.words?.name ?? c.name, rarity));
+  // Atoms that a candidate matching the query by name depends on: "lerp" means `math_lerp`, which
+  // `color_lerp` calls, more than `color_lerp`.
+  const calledByNamed = new Set<string>();
+  if (w.dependency > 0) {
+    for (const c of candidates) if (named.get(c.name)! > 0) for (const d of c.words?.dependencies ?? []) calledByNamed.add(d);
+  }
   for (const c of candidates) {
     const meaning = c.cosine !== null && best > 0 ? Math.max(0, c.cosine) / best : 0;
+    const nameWords = c.words?.name;
     const score =
       w.lexical * c.lexical +
       w.related * c.related +
       w.meaning * meaning +
-      w.name * nameOverlap(shape, c.name, rarity) +
-      w.code * codeOverlap(shape, c.code, rarity) -
-      (namesUnwanted(shape, c.name) ? w.unwanted : 0);
+      w.name * named.get(c.name)! +
+      w.code * codeOverlap(shape, c.words?.code ?? c.code, rarity) -
+      (namesUnwanted(shape, nameWords ?? c.name) ? w.unwanted : 0) +
+      (calledByNamed.has(c.name) && named.get(c.name)! > 0 ? w.dependency : 0);
     scores.set(c.name, Math.max(0, score) / total);
   }
   return scores;

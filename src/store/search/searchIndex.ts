@@ -53,7 +53,12 @@ const BACKLOG_DELAY_MS = 5_000;
 const BACKLOG_WAIT_MAX_ATOMS = 40;
 const BACKLOG_WAIT_MS = 5_000;
 
-export type SearchMode = 'fused' | 'lexical' | 'semantic';
+/**
+ * 'fused' is the product (rank.ts's second pass); 'fused-rrf' is round 0's reciprocal rank fusion
+ * of the same two rankings, kept so the bench can time the two side by side; 'lexical' and
+ * 'semantic' are each ranking alone.
+ */
+export type SearchMode = 'fused' | 'fused-rrf' | 'lexical' | 'semantic';
 
 export interface SearchOptions {
   limit?: number;
@@ -208,6 +213,7 @@ export class SearchIndex implements Disposable {
     const lexicalRanking =
       mode === 'semantic' ? [] : this.lexical.search(text, CANDIDATES, options.type, options.expand ?? true).map((h) => h.name);
     const foundByWords = new Set(lexicalRanking);
+    const pins = mode === 'fused-rrf' ? this.pinnedNames(text, lexicalRanking, options.type) : new Map<string, number>();
 
     let queryVector: Float32Array | undefined;
     let semanticUnavailable: string | undefined;
@@ -231,9 +237,11 @@ export class SearchIndex implements Disposable {
       { names: semanticRanking, weight: 1 },
     ]);
 
+    for (const name of pins.keys()) if (!fused.has(name)) fused.set(name, 0);
+
     const ranked = [...fused.entries()]
       .filter(([name]) => this.source.get(name) !== undefined)
-      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .sort((a, b) => (pins.get(b[0]) ?? 0) - (pins.get(a[0]) ?? 0) || b[1] - a[1] || a[0].localeCompare(b[0]))
       .map(([name]) => name);
 
     const hits: SearchHit[] = [];
@@ -247,8 +255,9 @@ export class SearchIndex implements Disposable {
       }
       // The threshold cuts what only meaning found: an atom the query's words found is related by
       // those words whatever its cosine. No similarity at all means the atom has no vector yet.
-      if (!foundByWords.has(name) && sim !== null && sim < threshold) continue;
-      hits.push({ atom, similarity: sim, cosine: sim, pinned: false });
+      const pinned = pins.has(name);
+      if (!pinned && !foundByWords.has(name) && sim !== null && sim < threshold) continue;
+      hits.push({ atom, similarity: sim, cosine: sim, pinned });
     }
     if (semanticUnavailable) return { hits, semanticUnavailable };
     return unembedded > 0 ? { hits, unembedded } : { hits };
@@ -297,7 +306,7 @@ export class SearchIndex implements Disposable {
       let c = byName.get(name);
       if (!c) {
         const cos = cosines.get(name) ?? (semanticUnavailable || !this.vectors.meta(name) ? null : floor);
-        c = { name, lexical: 0, related: 0, cosine: cos, code: atom.code };
+        c = { name, lexical: 0, related: 0, cosine: cos, code: atom.code, words: this.lexical.words(name) };
         byName.set(name, c);
       }
       return c;
