@@ -16,8 +16,8 @@ const nodeEntries = [
   ['src/cli.ts', 'cli.js'],
   ['src/extension.ts', 'extension.js'],
   // The extension's heavy half (store, search, MCP server), required on first start so activation
-  // does not parse megabytes of code (src/views/session.ts loads it).
-  ['src/views/core.ts', 'core.js'],
+  // does not parse megabytes of code (src/lifecycle.ts loads it).
+  ['src/core.ts', 'core.js'],
   // The run_atom sandbox's worker thread (src/sandbox/sandbox.ts starts it from dist/).
   ['src/sandbox/worker.ts', 'sandbox-worker.js'],
   // semantic_search's embedding model runs in this child process, started on demand (src/store/embeddings/useLite.ts).

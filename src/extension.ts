@@ -18,7 +18,7 @@ import { IndexProgressReporter } from './views/indexProgress.js';
 import { registerMcpProvider } from './views/mcpProvider.js';
 import { outputLogger } from './views/outputLog.js';
 import { registerPreviewCommands } from './views/previewPanel.js';
-import { WorkspaceLifecycle } from './views/session.js';
+import { WorkspaceLifecycle } from './lifecycle.js';
 import { AtomStatusBar } from './views/statusBar.js';
 import { TextTreeDiagnostics } from './views/textTreeDiagnostics.js';
 

@@ -10,7 +10,7 @@ import type { App } from '@modelcontextprotocol/ext-apps';
 import { BundleMap, describeLocation } from '../../src/preview/bundleMap.js';
 import { makeFrameNonce } from '../../src/preview/csp.js';
 import { framePage, type PreludeReport } from '../../src/preview/page.js';
-import type { BundleLocation } from '../../src/views/webviewMessages.js';
+import type { BundleLocation } from '../../src/protocol/webviewMessages.js';
 import { $, connect, resultText, showCode } from './connect.mjs';
 
 const BUNDLE_URI = 'atoms://bundle';

@@ -10,7 +10,7 @@
 import { onGraphPage, toGraphPage } from './vscodeShim.js';
 import '../graph/main.js';
 import type { App } from '@modelcontextprotocol/ext-apps';
-import type { GraphToHost } from '../../src/views/webviewMessages.js';
+import type { GraphToHost } from '../../src/protocol/webviewMessages.js';
 import { $, connect, resultText, showCode } from './connect.mjs';
 import { focusOf, parseStructure, snapshotOf } from './structure.js';
 

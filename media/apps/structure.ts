@@ -3,8 +3,8 @@
  * into the snapshot the editor's graph draws, and what a query_graph call should light up. Tested in Node.
  */
 import { ATOM_TYPES, type Atom, type AtomType, type Port } from '../../src/atoms/model.js';
-import { graphSnapshot } from '../../src/views/graphSnapshot.js';
-import type { GraphSnapshot, GraphViewMode } from '../../src/views/webviewMessages.js';
+import { graphSnapshot } from '../../src/protocol/graphSnapshot.js';
+import type { GraphSnapshot, GraphViewMode } from '../../src/protocol/webviewMessages.js';
 
 interface Node {
   name: string;

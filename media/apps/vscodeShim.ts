@@ -5,7 +5,7 @@
  * controller's messages reach the page as the window messages it already listens for. The page itself
  * is reused unchanged.
  */
-import type { GraphToHost, HostToGraph } from '../../src/views/webviewMessages.js';
+import type { GraphToHost, HostToGraph } from '../../src/protocol/webviewMessages.js';
 
 const listeners: ((message: GraphToHost) => void)[] = [];
 let state: unknown;

@@ -2,12 +2,12 @@
  * The dependency-graph webview: cytoscape draws the atoms, cytoscape-dagre lays them out in layers
  * (an atom above what it depends on). It follows the VS Code theme through its CSS variables, updates in
  * place when the host sends a new snapshot (the user's zoom and position stay), and reports each render
- * with its timing. Messages are the typed protocol in src/views/webviewMessages.ts.
+ * with its timing. Messages are the typed protocol in src/protocol/webviewMessages.ts.
  */
 import cytoscape from 'cytoscape';
 import dagre from 'cytoscape-dagre';
-import type { GraphSnapshot, GraphToHost, GraphViewMode } from '../../src/views/webviewMessages.js';
-import { isHostToGraph } from '../../src/views/webviewMessages.js';
+import type { GraphSnapshot, GraphToHost, GraphViewMode } from '../../src/protocol/webviewMessages.js';
+import { isHostToGraph } from '../../src/protocol/webviewMessages.js';
 import { AutoFit, cycleEdges, diffGraph, GraphIndex, searchNames } from './model.js';
 import type { LayoutRequest, LayoutResult } from './layoutWorker.js';
 import { graphStyle, readTheme } from './theme.js';

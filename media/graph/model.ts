@@ -4,7 +4,7 @@
  * cytoscape here, so it is unit-tested in Node.
  */
 import { dependentsMap, reachable } from '../../src/atoms/graph.js';
-import type { GraphSnapshot, GraphViewMode } from '../../src/views/webviewMessages.js';
+import type { GraphSnapshot, GraphViewMode } from '../../src/protocol/webviewMessages.js';
 
 /** An edge from an atom to one of its dependencies; its id is stable across snapshots. */
 export interface EdgeSpec {

@@ -10,8 +10,8 @@
 import { BundleMap, describeLocation } from '../../src/preview/bundleMap.js';
 import { makeFrameNonce } from '../../src/preview/csp.js';
 import { framePage, type PreludeReport } from '../../src/preview/page.js';
-import type { BundleLocation, HostToPreview, PreviewBuild, PreviewToHost } from '../../src/views/webviewMessages.js';
-import { isHostToPreview } from '../../src/views/webviewMessages.js';
+import type { BundleLocation, HostToPreview, PreviewBuild, PreviewToHost } from '../../src/protocol/webviewMessages.js';
+import { isHostToPreview } from '../../src/protocol/webviewMessages.js';
 
 declare function acquireVsCodeApi(): { postMessage(message: PreviewToHost): void };
 const vscode = acquireVsCodeApi();

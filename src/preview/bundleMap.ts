@@ -3,7 +3,7 @@
  * before each atom's code, so the atom of a line is the last marker above it (until the `// Boot` line,
  * which belongs to no atom). Pure and free of Node imports: the preview webview uses it too.
  */
-import type { BundleLocation } from '../views/webviewMessages.js';
+import type { BundleLocation } from '../protocol/webviewMessages.js';
 
 export interface AtomSpan {
   name: string;

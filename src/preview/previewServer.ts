@@ -15,7 +15,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Emitter } from '../util/event.js';
-import type { BundleLocation, ConsoleLevel } from '../views/webviewMessages.js';
+import type { BundleLocation, ConsoleLevel } from '../protocol/webviewMessages.js';
 import { BundleMap } from './bundleMap.js';
 import { composePage, preludeScript, refusedPage, type PreludeReport } from './page.js';
 

@@ -12,7 +12,7 @@ import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';
 import { TYPE_ICONS } from './atomTree.js';
 import { Commands } from './commandIds.js';
-import type { WorkspaceLifecycle } from './session.js';
+import type { WorkspaceLifecycle } from '../lifecycle.js';
 
 /** Results shown per query: semantic_search's maximum. */
 const RESULTS = 20;

@@ -16,7 +16,7 @@ import { atomUri } from './atomFileSystem.js';
 import { formatPortList, parsePortList } from './atomDocument.js';
 import { Commands, type CommandId } from './commandIds.js';
 import { registerReportingCommand } from './reportingCommand.js';
-import type { WorkspaceLifecycle } from './session.js';
+import type { WorkspaceLifecycle } from '../lifecycle.js';
 
 const TYPE_DESCRIPTIONS: Record<AtomType, string> = {
   core: 'system level: entry points, game loop, scene manager',

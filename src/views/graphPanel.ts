@@ -3,20 +3,11 @@
  * title button, an atom's context menu). It sends the store's graph as a snapshot when the page is ready
  * and again after every change, whoever made it; the page updates in place. Double-click opens an atom.
  */
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { Logger } from '../util/log.js';
 import { Commands } from './commandIds.js';
-import { graphSnapshot } from './graphSnapshot.js';
-import type { WorkspaceLifecycle } from './session.js';
-import { isGraphToHost, type GraphToHost, type GraphViewMode, type HostToGraph } from './webviewMessages.js';
-
-/** What the graph and preview panels use. They exist only in a window with a folder. */
-export interface PanelDeps {
-  session: WorkspaceLifecycle;
-  extensionUri: vscode.Uri;
-  log: Logger;
-}
+import { graphSnapshot } from '../protocol/graphSnapshot.js';
+import { isGraphToHost, type GraphToHost, type GraphViewMode, type HostToGraph } from '../protocol/webviewMessages.js';
+import { makeNonce, type PanelDeps } from './webview.js';
 
 type RenderReport = Extract<GraphToHost, { type: 'rendered' }>;
 
@@ -177,10 +168,6 @@ function graphHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
 <script nonce="${nonce}" src="${script}"></script>
 </body>
 </html>`;
-}
-
-export function makeNonce(): string {
-  return randomBytes(18).toString('base64url');
 }
 
 /** Show Dependency Graph: with an atom (a name or a tree node) it selects that atom. */

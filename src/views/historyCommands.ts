@@ -16,7 +16,7 @@ import { atomUri } from './atomFileSystem.js';
 import { formatAtomSource } from './atomDocument.js';
 import { Commands, type CommandId } from './commandIds.js';
 import { registerReportingCommand } from './reportingCommand.js';
-import type { WorkspaceLifecycle } from './session.js';
+import type { WorkspaceLifecycle } from '../lifecycle.js';
 
 /** Read-only documents of past versions, for the diff: `atom-history:/<name>.js?v=<version>`. */
 export const HISTORY_SCHEME = 'atom-history';

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { IndexProgress } from '../store/search/searchIndex.js';
-import type { WorkspaceLifecycle } from './session.js';
+import type { WorkspaceLifecycle } from '../lifecycle.js';
 
 /** Jobs smaller than this finish before anyone would read a progress. */
 const MIN_TOTAL = 20;

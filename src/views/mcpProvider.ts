@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { VERSION } from '../version.js';
-import type { WorkspaceLifecycle } from './session.js';
+import type { WorkspaceLifecycle } from '../lifecycle.js';
 
 export const MCP_PROVIDER_ID = 'atomicCoding.mcp';
 export const MCP_SERVER_LABEL = 'Atomic Coding';

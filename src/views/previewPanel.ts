@@ -13,8 +13,8 @@ import { webviewCsp } from '../preview/csp.js';
 import { PAGE_SETTING, pagePath, readPageFile } from '../preview/pageFile.js';
 import { PreviewServer, type BrowserReport, type ServedPage } from '../preview/previewServer.js';
 import type { BuildRecord } from '../store/builds.js';
-import type { PanelDeps } from './graphPanel.js';
-import { isPreviewToHost, type BundleLocation, type HostToPreview, type PreviewBuild, type PreviewToHost } from './webviewMessages.js';
+import { isPreviewToHost, type BundleLocation, type HostToPreview, type PreviewBuild, type PreviewToHost } from '../protocol/webviewMessages.js';
+import type { PanelDeps } from './webview.js';
 
 /** Reports beyond this many per second are counted, not logged (a game loop can throw every frame). */
 const MAX_LOGS_PER_SECOND = 50;

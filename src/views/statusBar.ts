@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { Commands } from './commandIds.js';
-import type { WorkspaceLifecycle } from './session.js';
+import type { WorkspaceLifecycle } from '../lifecycle.js';
 
 export class AtomStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('atomicCoding.status', vscode.StatusBarAlignment.Left, 50);

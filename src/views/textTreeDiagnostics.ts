@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { TextProblem } from '../textTree/problems.js';
-import type { WorkspaceLifecycle } from './session.js';
+import type { WorkspaceLifecycle } from '../lifecycle.js';
 
 export class TextTreeDiagnostics implements vscode.Disposable {
   private readonly collection = vscode.languages.createDiagnosticCollection('atomicCoding.textTree');

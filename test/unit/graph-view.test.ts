@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Atom, AtomType } from '../../src/atoms/model.js';
-import { graphSnapshot } from '../../src/views/graphSnapshot.js';
-import { isGraphToHost, isPreviewToHost } from '../../src/views/webviewMessages.js';
+import { graphSnapshot } from '../../src/protocol/graphSnapshot.js';
+import { isGraphToHost, isPreviewToHost } from '../../src/protocol/webviewMessages.js';
 import { AutoFit, cycleEdges, diffGraph, edgesOf, GraphIndex, searchNames } from '../../media/graph/model.js';
 
 function atom(name: string, type: AtomType, dependencies: string[] = []): Atom {

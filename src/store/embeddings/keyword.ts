@@ -3,7 +3,7 @@
  * model. Search treats its refusal like an unavailable model and ranks by words alone (MiniSearch), so
  * nothing heavy is loaded or run, on machines where that matters more than paraphrase matching.
  */
-import type { EmbeddingProvider } from '../store/embeddings/provider.js';
+import type { EmbeddingProvider } from './provider.js';
 
 export class KeywordOnlyProvider implements EmbeddingProvider {
   readonly modelId = 'none (keyword search)';

@@ -1,6 +1,7 @@
 /**
- * What the dependency graph shows, computed from the store's atoms on the host: nodes without code,
- * the cycles, the atoms nothing uses and the entry point. Free of `vscode`, so it is unit-tested.
+ * What the dependency graph shows, computed from atoms: nodes without code, the cycles, the atoms nothing
+ * uses and the entry point. The host computes it from the store for the editor's graph; the graph app's
+ * page (media/apps) from a tool's answer. Free of `vscode`, so both sides import it and it is unit-tested.
  */
 import { dependentsMap, findCycles, topologicalOrder } from '../atoms/graph.js';
 import type { Atom } from '../atoms/model.js';

@@ -1,7 +1,9 @@
 /**
  * The messages between the extension host and the graph and preview webviews, defined once for both
- * sides. This file must not import `vscode` (the webview bundles import it too) and holds nothing but
- * types and the guards that check what arrives: a webview message is data from a page, never trusted.
+ * sides: src/views/ (the host), media/ (the pages, the MCP apps' too) and src/preview/ (the browser
+ * preview's server reports the same locations) import it from here, below all of them. This file must
+ * not import `vscode` and holds nothing but types and the guards that check what arrives: a webview
+ * message is data from a page, never trusted.
  */
 import type { AtomType } from '../atoms/model.js';
 import { CONSOLE_LEVELS, type ConsoleLevel } from '../util/log.js';
@@ -19,7 +21,7 @@ export interface GraphAtom {
   version: number;
 }
 
-/** Everything the graph shows, computed by the host from the store (see graphSnapshot.ts). */
+/** Everything the graph shows, computed from the atoms (see graphSnapshot.ts). */
 export interface GraphSnapshot {
   atoms: GraphAtom[];
   /** Each cycle as a path `a -> b -> a` (the store refuses them, a hand-edited database may hold one). */

@@ -1,7 +1,7 @@
 /**
  * The extension's heavy half, bundled on its own as dist/core.js: the store, the bundler, search and the
- * MCP server. extension.js requires it on first start (see session.ts), so activating the extension
+ * MCP server. extension.js requires it on first start (see lifecycle.ts), so activating the extension
  * parses only the light half; this file is several megabytes with the search libraries.
  */
-export { AtomWorkspace } from '../workspace.js';
-export { McpHttpHost } from '../mcp/http.js';
+export { AtomWorkspace } from './workspace.js';
+export { McpHttpHost } from './mcp/http.js';

@@ -7,16 +7,16 @@
  * clients' sessions, which the server's McpHttpHost keeps.)
  */
 import * as vscode from 'vscode';
-import type { Atom } from '../atoms/model.js';
+import type { Atom } from './atoms/model.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { McpHttpHost } from '../mcp/http.js';
-import type { BuildRecord } from '../store/builds.js';
-import type { StoreChange } from '../store/reader.js';
-import type { Logger } from '../util/log.js';
-import type { AtomWorkspace } from '../workspace.js';
+import type { McpHttpHost } from './mcp/http.js';
+import type { BuildRecord } from './store/builds.js';
+import type { StoreChange } from './store/reader.js';
+import type { Logger } from './util/log.js';
+import type { AtomWorkspace } from './workspace.js';
 import type * as Core from './core.js';
-import { KeywordOnlyProvider } from './keywordSearch.js';
+import { KeywordOnlyProvider } from './store/embeddings/keyword.js';
 
 /**
  * The store, the bundler, search and the MCP server are loaded on first start, not with the extension:
