@@ -21,7 +21,11 @@ const PROMPTS: PromptDefinition[] = [
       '3. Write each new function as its own atom with upsert_atom: one function declaration named like the atom, ' +
       'at most 2,048 bytes, primitive-typed inputs and outputs, a one-line description, and every atom it calls listed in dependencies. ' +
       'Create helpers before the atoms that use them.\n' +
-      '4. If an entry point (a core atom such as game_loop) should use it, update that atom too.',
+      '4. If an entry point (a core atom such as game_loop) should use it, update that atom too. The bundle boots the core atom named ' +
+      'game_loop, else main, else the last core atom, as soon as latest.js loads.\n' +
+      '5. State that several atoms share (a score, a snake, settings) cannot travel through ports, which are primitives only: keep it in ' +
+      'one core atom such as `function game_state(key, value) { const store = game_state.store || (game_state.store = {}); if (value !== undefined) store[key] = value; return store[key]; }` ' +
+      '(inputs key: string, value: number optional; output: number) and call it from the others (declare it in their dependencies).',
   },
   {
     name: 'split_atom',
