@@ -14,9 +14,45 @@ export function missingDependencies(graph: DependencyMap, deps: readonly string[
 /**
  * The cycle that giving `name` the dependencies `deps` would close, as a path
  * `name -> ... -> name`, or null when there is none.
+ *
+ * Called for every atom written, so the common answer (no cycle) must stay cheap as the graph
+ * grows: a plain depth-first walk over what the dependencies reach, with no sorting and no
+ * array shifting, decides it. Only when `name` is reached (the write is refused) does the
+ * breadth-first search run that reports the path: shortest, ties broken by name, so the error
+ * names the same cycle whatever order the graph was built in.
  */
 export function findCycleThrough(graph: DependencyMap, name: string, deps: readonly string[]): string[] | null {
-  // A cycle through `name` exists iff some dependency reaches `name`.
+  if (!reaches(graph, deps, name)) return null;
+  return cyclePath(graph, name, deps);
+}
+
+/** Whether `target` is reachable from any of `starts` (a start equal to `target` counts). */
+function reaches(graph: DependencyMap, starts: readonly string[], target: string): boolean {
+  const seen = new Set<string>();
+  const stack: string[] = [];
+  for (const s of starts) {
+    if (s === target) return true;
+    if (!seen.has(s)) {
+      seen.add(s);
+      stack.push(s);
+    }
+  }
+  while (stack.length > 0) {
+    const next = graph.get(stack.pop()!);
+    if (!next) continue;
+    for (const n of next) {
+      if (n === target) return true;
+      if (!seen.has(n)) {
+        seen.add(n);
+        stack.push(n);
+      }
+    }
+  }
+  return false;
+}
+
+/** The shortest path `name -> ... -> name` through `deps` (ties broken by name); null when none. */
+function cyclePath(graph: DependencyMap, name: string, deps: readonly string[]): string[] | null {
   const parent = new Map<string, string>();
   const queue: string[] = [];
   for (const d of [...deps].sort()) {
@@ -26,19 +62,17 @@ export function findCycleThrough(graph: DependencyMap, name: string, deps: reado
       queue.push(d);
     }
   }
-  while (queue.length > 0) {
-    const current = queue.shift()!;
+  for (let head = 0; head < queue.length; head++) {
+    const current = queue[head]!;
     for (const next of [...(graph.get(current) ?? [])].sort()) {
       if (next === name) {
-        const path = [name];
         const back: string[] = [current];
         let p = parent.get(current)!;
         while (p !== name) {
           back.push(p);
           p = parent.get(p)!;
         }
-        path.push(...back.reverse(), name);
-        return path;
+        return [name, ...back.reverse(), name];
       }
       if (!parent.has(next)) {
         parent.set(next, current);
