@@ -31,6 +31,7 @@ import { checkDependencies, dependentsMap } from '../atoms/graph.js';
 import type { Atom, AtomDraft } from '../atoms/model.js';
 import { validateDraft } from '../atoms/validate.js';
 import type { AtomStore } from '../store/atomStore.js';
+import { soundTogether } from '../store/atoms/batch.js';
 import type { AtomReader, StoreChange } from '../store/reader.js';
 import { writeFileAtomic } from '../util/atomicFile.js';
 import type { Disposable, Listener } from '../util/event.js';
@@ -438,26 +439,22 @@ export class TextTree implements TextTreeView {
    */
   private async importFiles(puts: Map<string, Put>, deletes: Set<string>): Promise<void> {
     let refused = new Map<string, string>();
-    try {
-      await this.store.change(
-        (atoms) => {
-          const plan = planImport(atoms, puts, deletes);
-          refused = plan.refused;
-          return { upserts: plan.upserts, deletes: plan.deletes };
-        },
-        (_plan, outcome) => {
-          for (const r of outcome.upserts) {
-            this.records.set(r.atom.name, { file: puts.get(r.atom.name)!.hash, atom: hashText(atomFileText(r.atom)) });
-            this.justImported.set(r.atom.name, r.atom);
-          }
-          for (const atom of outcome.deleted) this.records.delete(atom.name);
-          return outcome;
-        },
-      );
-    } catch (err) {
-      // The plan is checked as the store checks it, so this is a store that cannot write (a full
-      // disk, a read-only folder): nothing was taken, and every file says why.
-      for (const name of [...puts.keys(), ...deletes]) refused.set(name, (err as Error).message);
+    // First as one batch, each file validated once (by the store); only when that is refused is
+    // each file validated on its own to find the ones to leave out (planImport's `thorough`).
+    let thorough = false;
+    for (;;) {
+      try {
+        await this.importOnce(puts, deletes, thorough, (r) => (refused = r));
+        break;
+      } catch (err) {
+        if (!thorough && err instanceof AtomError && err.code !== 'storage') {
+          thorough = true;
+          continue;
+        }
+        // A store that cannot write (a full disk, a read-only folder): nothing was taken, and every file says why.
+        for (const name of [...puts.keys(), ...deletes]) refused.set(name, (err as Error).message);
+        break;
+      }
     }
     let taken = 0;
     for (const name of [...puts.keys(), ...deletes]) {
@@ -471,6 +468,25 @@ export class TextTree implements TextTreeView {
     }
     if (taken > 0) this.log.info(`text tree: took ${taken} file change${taken === 1 ? '' : 's'} from ${this.folder}/`);
   }
+
+  /** One store change with the files `planImport` keeps; throws the store's refusal, having written nothing. */
+  private async importOnce(puts: Map<string, Put>, deletes: Set<string>, thorough: boolean, refusedBy: (refused: Map<string, string>) => void): Promise<void> {
+    await this.store.change(
+      (atoms) => {
+        const plan = planImport(atoms, puts, deletes, thorough);
+        refusedBy(plan.refused);
+        return { upserts: plan.upserts, deletes: plan.deletes };
+      },
+      (_plan, outcome) => {
+        for (const r of outcome.upserts) {
+          this.records.set(r.atom.name, { file: puts.get(r.atom.name)!.hash, atom: hashText(atomFileText(r.atom)) });
+          this.justImported.set(r.atom.name, r.atom);
+        }
+        for (const atom of outcome.deleted) this.records.delete(atom.name);
+        return outcome;
+      },
+    );
+  }
 }
 
 /**
@@ -482,20 +498,24 @@ export function planImport(
   atoms: Pick<AtomReader, 'get' | 'dependencyMap'>,
   puts: ReadonlyMap<string, Put>,
   deletes: ReadonlySet<string>,
+  thorough = true,
 ): { upserts: AtomDraft[]; deletes: string[]; refused: Map<string, string> } {
   const refused = new Map<string, string>();
   const stays = (name: string) => (atoms.get(name) ? `the last good version of ${name} stays in the store and the bundle` : `${name} is not created until the file is fixed`);
   const ok = new Map<string, { draft: AtomDraft; dependencies: string[] }>();
   for (const [name, put] of puts) {
     try {
-      ok.set(name, { draft: put.draft, dependencies: validateDraft(put.draft).dependencies });
+      // Not thorough: the store validates each draft anyway (parsing the code is the cost).
+      const dependencies = thorough ? validateDraft(put.draft).dependencies : [...new Set(put.draft.dependencies ?? [])].sort();
+      ok.set(name, { draft: put.draft, dependencies });
     } catch (err) {
       refused.set(name, `${(err as Error).message} (${stays(name)})`);
     }
   }
   const graph = new Map(atoms.dependencyMap());
   for (const [name, d] of ok) graph.set(name, d.dependencies);
-  for (let again = true; again; ) {
+  // One walk when the files are sound together (the common case); else each file on its own.
+  for (let again = !soundTogether(graph, [...ok.keys()]); again; ) {
     again = false;
     for (const [name, d] of ok) {
       graph.delete(name);

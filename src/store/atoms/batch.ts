@@ -50,6 +50,52 @@ export function planUpserts(drafts: AtomDraft[], ctx: PlanContext, { labelled = 
   // The graph as it will be after the batch.
   const graph = new Map(ctx.current);
   for (const d of normalized) graph.set(d.name, d.dependencies);
+  // Checked per atom only when the batch as a whole is refused, so the refusal names the atom: a
+  // walk per atom costs what the atom reaches, and a branch switch or a clone brings thousands.
+  if (!soundTogether(graph, normalized.map((d) => d.name))) checkEach(normalized, graph, labelled);
+  return normalized.map((d) => {
+    const previous = ctx.get(d.name);
+    if (previous && sameContent(previous, d)) return { atom: previous, previous, created: false };
+    const version = previous ? previous.version + 1 : ctx.lastVersion(d.name) + 1;
+    const atom: Atom = { ...d, version, created_at: previous?.created_at ?? ctx.now, updated_at: ctx.now };
+    return { atom, previous, created: !previous };
+  });
+}
+
+/**
+ * Whether every dependency of `names` exists in `graph` and no cycle passes through them: one
+ * depth-first walk over what they reach (the atoms already stored form no cycle, so a new one
+ * passes through a changed atom).
+ */
+export function soundTogether(graph: DependencyMap, names: readonly string[]): boolean {
+  const done = new Set<string>();
+  const onPath = new Set<string>();
+  for (const start of names) {
+    if (done.has(start)) continue;
+    const stack: { name: string; next: number }[] = [{ name: start, next: 0 }];
+    onPath.add(start);
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const deps = graph.get(top.name) ?? [];
+      if (top.next < deps.length) {
+        const dep = deps[top.next++]!;
+        if (!graph.has(dep) || onPath.has(dep)) return false;
+        if (!done.has(dep)) {
+          onPath.add(dep);
+          stack.push({ name: dep, next: 0 });
+        }
+      } else {
+        stack.pop();
+        onPath.delete(top.name);
+        done.add(top.name);
+      }
+    }
+  }
+  return true;
+}
+
+/** Each draft against the graph after the batch, in order: the first refused throws, naming it. */
+function checkEach(normalized: NormalizedDraft[], graph: Map<string, readonly string[]>, labelled: boolean): void {
   for (const d of normalized) {
     graph.delete(d.name);
     try {
@@ -62,13 +108,6 @@ export function planUpserts(drafts: AtomDraft[], ctx: PlanContext, { labelled = 
     }
     graph.set(d.name, d.dependencies);
   }
-  return normalized.map((d) => {
-    const previous = ctx.get(d.name);
-    if (previous && sameContent(previous, d)) return { atom: previous, previous, created: false };
-    const version = previous ? previous.version + 1 : ctx.lastVersion(d.name) + 1;
-    const atom: Atom = { ...d, version, created_at: previous?.created_at ?? ctx.now, updated_at: ctx.now };
-    return { atom, previous, created: !previous };
-  });
 }
 
 /** Whether the result changes the atom (an unchanged save returns the current atom). */
