@@ -164,7 +164,8 @@ export class AtomStore implements AtomReader, Disposable {
     previous?.close();
     this.db = loaded.database;
     this.seq = loaded.seq;
-    this.compaction.loaded(loaded.replayed);
+    // A migrated database, or new seals, count as one entry: the snapshot at close (or sooner) keeps them.
+    this.compaction.loaded(loaded.replayed + (loaded.unsaved ? 1 : 0));
     if (!this.readOnlyReason) {
       await this.journal.close();
       await this.journal.open(loaded.journal.validBytes, loaded.journal.totalBytes);

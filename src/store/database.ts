@@ -18,12 +18,15 @@ export class StoreDatabase {
    * and removes what is not the schema. Throws what schema.ts throws, or sql.js's error for a
    * file that is no database; nothing is left open then.
    */
-  static async open(bytes: Uint8Array | undefined, file: string): Promise<{ database: StoreDatabase; removed: RemovedObject[] }> {
+  static async open(
+    bytes: Uint8Array | undefined,
+    file: string,
+  ): Promise<{ database: StoreDatabase; removed: RemovedObject[]; changed: boolean }> {
     const SQL = await loadSqlJs();
     const db = new SQL.Database(bytes);
     try {
-      const { removed } = prepareSchema(db, file);
-      return { database: new StoreDatabase(db), removed };
+      const { removed, changed } = prepareSchema(db, file);
+      return { database: new StoreDatabase(db), removed, changed };
     } catch (err) {
       db.close();
       throw err;

@@ -6,7 +6,7 @@
  */
 import type { Atom } from '../atoms/model.js';
 import type { Logger } from '../util/log.js';
-import { deleteAtomRow, readAtomRows, writeAtom, writeTombstone } from './atoms/table.js';
+import { deleteAtomRow, readAtomRows, writeAtom, writeSeals, writeTombstone } from './atoms/table.js';
 import { readLastBuild, writeBuild, type BuildRecord } from './builds.js';
 import { StoreDatabase } from './database.js';
 import { deleteEmbedding, readEmbeddings, writeEmbeddings, type StoredEmbedding } from './embeddings/stored.js';
@@ -20,6 +20,11 @@ export interface Loaded {
   seq: number;
   /** Journal entries applied after the snapshot (they count toward the next compaction). */
   replayed: number;
+  /**
+   * The database differs from the snapshot in ways no journal entry holds (a schema migration,
+   * seals of rows checked in full): a snapshot is due, so the next open starts from them.
+   */
+  unsaved: boolean;
   /** Where the journal's intact part ends, and where the file ends (a torn tail is cut off). */
   journal: { validBytes: number; totalBytes: number };
   /** The atoms that passed the check at open, sorted by name. */
@@ -34,7 +39,7 @@ export interface Loaded {
  * file. Throws what the database or its schema throws; nothing is left open then.
  */
 export async function readStore(bytes: Uint8Array | undefined, dbFile: string, journalFile: string, log: Logger): Promise<Loaded> {
-  const { database, removed } = await StoreDatabase.open(bytes, dbFile);
+  const { database, removed, changed } = await StoreDatabase.open(bytes, dbFile);
   try {
     const report: OpenReport = { refused: [], removed };
     const snapshotSeq = Number(database.metaValue('journal_seq') ?? '0');
@@ -50,11 +55,14 @@ export async function readStore(bytes: Uint8Array | undefined, dbFile: string, j
       seq = entry.seq;
       replayed++;
     }
-    const atoms = await checkAtomRows(readAtomRows(database), report.refused);
+    const sealed = new Map<string, string>();
+    const atoms = await checkAtomRows(readAtomRows(database), report.refused, sealed);
+    if (sealed.size > 0) database.transaction(() => writeSeals(database, sealed));
     const names = new Set(atoms.map((a) => a.name));
     // Vectors of atoms not loaded are left where they are.
     const embeddings = readEmbeddings(database, (name) => names.has(name));
-    return { database, seq, replayed, journal: { validBytes, totalBytes }, atoms, embeddings, lastBuild: readLastBuild(database), report };
+    const unsaved = changed || sealed.size > 0;
+    return { database, seq, replayed, unsaved, journal: { validBytes, totalBytes }, atoms, embeddings, lastBuild: readLastBuild(database), report };
   } catch (err) {
     database.close();
     throw err;

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AtomicFileStorage } from '../../src/store/search/atomicStorage.js';
+import { fromHalf, toHalf } from '../../src/store/embeddings/float16.js';
 import { BinaryIndexCodec } from '../../src/store/search/binaryCodec.js';
 import { INDEX_FILE, VectorIndex, type VectorMeta } from '../../src/store/search/vectorIndex.js';
 import { tempDir } from '../support/tmp.js';
@@ -55,7 +56,7 @@ test('a saved index is loaded back with its metadata', async () => {
   assert.equal(await second.open(), 'loaded');
   assert.deepEqual(second.meta('a'), { type: 'feature', model: 'm1', textHash: 'abc' });
   const v = await second.vector('a');
-  assert.ok(v && Math.abs(v[2]! - unit(1, 2, 3)[2]!) < 1e-5);
+  assert.ok(v && Math.abs(v[2]! - unit(1, 2, 3)[2]!) < 1e-3, 'kept as binary16: to about 1 part in 2,000');
 });
 
 test('an unreadable index (empty, truncated, not ours) is replaced by an empty one', async () => {
@@ -97,7 +98,7 @@ test('the index of earlier versions (index.json) is removed, not read: the datab
   assert.equal(second.size, 1);
 });
 
-test('the binary codec round-trips ids, metadata, norms and float32 vectors of any length', () => {
+test('the binary codec round-trips ids, metadata, norms and vectors of any length, as binary16', () => {
   const codec = new BinaryIndexCodec();
   const data = {
     version: 1,
@@ -109,18 +110,31 @@ test('the binary codec round-trips ids, metadata, norms and float32 vectors of a
     ],
   };
   const bytes = codec.serializeIndex(data);
-  assert.equal(bytes.toString('latin1', 0, 4), 'ACV1');
+  assert.equal(bytes.toString('latin1', 0, 4), 'ACV2');
   const back = codec.deserializeIndex(Buffer.concat([Buffer.alloc(1), bytes]).subarray(1)); // an odd offset, as a pooled read gives
   const withoutVector = ({ id, metadata, norm }: { id: string; metadata: unknown; norm: number }) => ({ id, metadata, norm });
   assert.deepEqual(back.items.map(withoutVector), data.items.map(withoutVector));
   back.items.forEach((item, k) => {
     assert.equal(item.vector.length, data.items[k]!.vector.length);
-    item.vector.forEach((x, i) => assert.equal(x, Math.fround(data.items[k]!.vector[i]!)));
+    item.vector.forEach((x, i) => assert.equal(x, fromHalf(toHalf(data.items[k]!.vector[i]!))));
   });
   const headerEnd = (8 + bytes.readUInt32LE(4) + 3) & ~3;
-  assert.equal(bytes.length, headerEnd + 515 * 4, 'after the header, each value takes 4 bytes');
+  assert.equal(bytes.length, headerEnd + 515 * 2, 'after the header, each value takes 2 bytes');
   assert.throws(() => codec.deserializeIndex(bytes.subarray(0, bytes.length - 4)), /expected/);
-  assert.throws(() => codec.deserializeIndex(Buffer.from('{"version":1}')), /no ACV1 header/);
+  assert.throws(() => codec.deserializeIndex(Buffer.from('{"version":1}')), /no ACV2 header/);
+});
+
+test('a vector file of the float32 layout (ACV1) is still read', () => {
+  const header = Buffer.from(JSON.stringify({ version: 1, metadata_config: {}, items: [{ id: 'a', metadata: { type: 'util' }, norm: 1, n: 2 }] }));
+  const start = (8 + header.length + 3) & ~3;
+  const bytes = Buffer.alloc(start + 8);
+  bytes.write('ACV1', 0, 'latin1');
+  bytes.writeUInt32LE(header.length, 4);
+  header.copy(bytes, 8);
+  bytes.writeFloatLE(0.1, start);
+  bytes.writeFloatLE(-2.5, start + 4);
+  const back = new BinaryIndexCodec().deserializeIndex(bytes);
+  assert.deepEqual([...back.items[0]!.vector], [Math.fround(0.1), -2.5]);
 });
 
 test('atomic storage replaces files whole and leaves no temp files behind', async () => {

@@ -2,8 +2,13 @@
  * Embedding vectors as the store keeps them: one row per atom in the `embeddings` table, with
  * the model and the hash of the text they were computed from, and all of them in memory for
  * search. A deleted atom's row goes with it.
+ *
+ * The table keeps each vector as binary16 (float16.ts: half the bytes of float32, with no
+ * ranking change); the journal carries float32, and the vector in memory is always the one the
+ * table gives back, so a vector reads the same before and after a restart.
  */
 import type { StoreDatabase } from '../database.js';
+import { decodeHalf, encodeHalf, roundToHalf } from './float16.js';
 
 /** An atom's vector as the database keeps it, with what it was computed from. */
 export interface StoredEmbedding {
@@ -41,7 +46,9 @@ export class StoredEmbeddings {
 
   /** After `writeEmbeddings` committed `rows`. */
   apply(rows: readonly EmbeddingRow[]): void {
-    for (const r of rows) this.byName.set(r.name, { name: r.name, model: r.model, textHash: r.textHash, vector: decodeVector(r.vector) });
+    for (const r of rows) {
+      this.byName.set(r.name, { name: r.name, model: r.model, textHash: r.textHash, vector: roundToHalf(decodeVector(r.vector)) });
+    }
   }
 
   /** The atom was deleted (its row went with it: `deleteEmbedding`). */
@@ -72,7 +79,7 @@ export function writeEmbeddings(db: StoreDatabase, rows: readonly EmbeddingRow[]
       r.name,
       r.model,
       r.textHash,
-      Buffer.from(r.vector, 'base64'),
+      encodeHalf(decodeVector(r.vector)),
     ]);
   }
 }
@@ -86,9 +93,8 @@ export function readEmbeddings(db: StoreDatabase, loaded: (name: string) => bool
   const embeddings = new Map<string, StoredEmbedding>();
   for (const [name, model, textHash, blob] of db.rows('SELECT name, model, text_hash, vector FROM embeddings')) {
     if (typeof name !== 'string' || !loaded(name) || typeof model !== 'string' || typeof textHash !== 'string') continue;
-    if (!(blob instanceof Uint8Array) || blob.byteLength % 4 !== 0) continue;
-    const vector = new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
-    embeddings.set(name, { name, model, textHash, vector });
+    if (!(blob instanceof Uint8Array) || blob.byteLength % 2 !== 0) continue;
+    embeddings.set(name, { name, model, textHash, vector: decodeHalf(blob) });
   }
   return embeddings;
 }

@@ -1,15 +1,19 @@
 /**
  * vectra's index as one binary file: a JSON header holding every item but its vector, then all the
- * vectors as float32. vectra rewrites the whole file on every save; its default JSON turns 10,000
- * vectors of 512 numbers into ~48 MiB of text, and writing or parsing that blocks the thread for
- * most of a second. Here the vectors are copied as bytes, and the file is ~2.5 times smaller.
+ * vectors as binary16 (../embeddings/float16.ts, as the database keeps them). vectra rewrites the
+ * whole file on every save; its default JSON turns 10,000 vectors of 512 numbers into ~48 MiB of
+ * text, and writing or parsing that blocks the thread for most of a second. Here the file is
+ * ~10 MiB at 10,000 atoms.
  *
- * Layout: "ACV1" | header length (u32 LE) | header JSON (UTF-8) | zero padding to a multiple of 4 |
- * float32 little-endian values, item after item (the header gives each item's length as `n`).
+ * Layout: "ACV2" | header length (u32 LE) | header JSON (UTF-8) | zero padding to a multiple of 4 |
+ * binary16 little-endian values, item after item (the header gives each item's length as `n`).
+ * Files of the previous layout, "ACV1" (float32 values), are still read.
  */
+import { decodeHalf, encodeHalf } from '../embeddings/float16.js';
 import type { DocumentCatalog, IndexCodec, IndexData, IndexItem, MetadataTypes } from './vectra.js';
 
-const MAGIC = 'ACV1';
+const MAGIC = 'ACV2';
+const MAGIC_FLOAT32 = 'ACV1';
 const PREFIX = 8;
 
 interface Header {
@@ -32,31 +36,39 @@ export class BinaryIndexCodec implements IndexCodec {
     const header: Header = { version: data.version, metadata_config: data.metadata_config, items };
     const json = Buffer.from(JSON.stringify(header), 'utf8');
     const start = align4(PREFIX + json.length);
-    const out = Buffer.from(new ArrayBuffer(start + total * 4));
+    const out = Buffer.from(new ArrayBuffer(start + total * 2));
     out.write(MAGIC, 0, 'latin1');
     out.writeUInt32LE(json.length, 4);
     json.copy(out, PREFIX);
-    const values = new Float32Array(out.buffer, start, total);
-    let at = 0;
+    let at = start;
     for (const item of data.items) {
-      values.set(item.vector, at);
-      at += item.vector.length;
+      out.set(encodeHalf(item.vector), at);
+      at += item.vector.length * 2;
     }
     return out;
   }
 
   deserializeIndex(buffer: Buffer): IndexData {
-    if (buffer.length < PREFIX || buffer.toString('latin1', 0, 4) !== MAGIC) throw new Error('not a vector index file (no ACV1 header)');
+    const magic = buffer.length < PREFIX ? '' : buffer.toString('latin1', 0, 4);
+    if (magic !== MAGIC && magic !== MAGIC_FLOAT32) throw new Error('not a vector index file (no ACV2 header)');
+    const width = magic === MAGIC ? 2 : 4;
     const length = buffer.readUInt32LE(4);
     if (PREFIX + length > buffer.length) throw new Error('vector index file is cut short in its header');
     const header = JSON.parse(buffer.toString('utf8', PREFIX, PREFIX + length)) as Header;
     const start = align4(PREFIX + length);
     const total = header.items.reduce((sum, item) => sum + item.n, 0);
-    if (buffer.length !== start + total * 4) throw new Error(`vector index file holds ${buffer.length - start} bytes of vectors, expected ${total * 4}`);
-    // One copy into an aligned array (the buffer's own offset need not be a multiple of 4); the items'
-    // vectors are views into it.
-    const values = new Float32Array(total);
-    new Uint8Array(values.buffer).set(buffer.subarray(start));
+    if (buffer.length !== start + total * width) {
+      throw new Error(`vector index file holds ${buffer.length - start} bytes of vectors, expected ${total * width}`);
+    }
+    // One array of float32 values (decoded, or copied aligned: the buffer's own offset need not be a
+    // multiple of 4); the items' vectors are views into it.
+    let values: Float32Array;
+    if (width === 2) {
+      values = decodeHalf(buffer.subarray(start));
+    } else {
+      values = new Float32Array(total);
+      new Uint8Array(values.buffer).set(buffer.subarray(start));
+    }
     let at = 0;
     const items = header.items.map(({ n, ...rest }) => {
       const vector = values.subarray(at, at + n);

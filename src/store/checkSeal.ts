@@ -1,0 +1,106 @@
+/**
+ * Seals on atom rows this program checked, so an open need not parse every atom again.
+ *
+ * Checking each atom as an upsert would (openCheck.ts) parses its code: most of an open's time
+ * (seconds at 10,000 atoms). An atom this program wrote was checked before it was written, so
+ * each row written gets a seal: an HMAC-SHA256 of every column it loads from, keyed by a secret
+ * of this machine's user kept outside every workspace (`~/.cache/atomic-coding/open-check.key`,
+ * or `$XDG_CACHE_HOME/...`, or `$ATOMIC_CODING_CACHE_DIR`). A row whose seal matches loads
+ * without being parsed again. A database from anywhere else (a cloned repository's `.atomic/`)
+ * cannot carry a valid seal without that secret, so every row of it is checked in full, as
+ * before; so is a row whose seal is missing or does not match its columns.
+ *
+ * Without a usable secret (a home folder that cannot be written) nothing is sealed and every
+ * open checks every atom. CHECK_VERSION is part of every seal: raise it when the checks an
+ * upsert makes become stricter, and every atom is checked again at its next open.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { SqlValue } from 'sql.js';
+
+export const CHECK_VERSION = 1;
+const KEY_FILE = 'open-check.key';
+
+let cached: { dir: string; key: Buffer | null } | undefined;
+
+/** Where the secret lives: outside every workspace. */
+export function sealKeyDir(): string {
+  const env = process.env;
+  if (env.ATOMIC_CODING_CACHE_DIR) return env.ATOMIC_CODING_CACHE_DIR;
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'atomic-coding');
+}
+
+/** This machine's secret (created on first use, readable by its user only); null when unavailable. */
+function sealKey(): Buffer | null {
+  const dir = sealKeyDir();
+  if (cached?.dir === dir) return cached.key;
+  let key: Buffer | null;
+  const file = join(dir, KEY_FILE);
+  try {
+    key = readFileSync(file);
+    if (key.length < 32) key = null;
+  } catch {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const fresh = randomBytes(32);
+      writeFileSync(file, fresh, { mode: 0o600, flag: 'wx' });
+      chmodSync(file, 0o600);
+      key = fresh;
+    } catch {
+      // Another process may have created it in between: use theirs.
+      try {
+        key = readFileSync(file);
+        if (key.length < 32) key = null;
+      } catch {
+        key = null;
+      }
+    }
+  }
+  cached = { dir, key };
+  return key;
+}
+
+/** The columns a seal covers, as the atoms table holds them. */
+export interface SealedColumns {
+  name: SqlValue;
+  type: SqlValue;
+  code: SqlValue;
+  description: SqlValue;
+  inputs: SqlValue;
+  outputs: SqlValue;
+  version: SqlValue;
+  created_at: SqlValue;
+  updated_at: SqlValue;
+  dependencies: readonly SqlValue[];
+}
+
+/** The seal of a row, or null when this machine has no secret. */
+export function seal(row: SealedColumns): string | null {
+  const key = sealKey();
+  if (!key) return null;
+  const deps = [...row.dependencies].sort();
+  const text = JSON.stringify([
+    'atomic-coding atom row',
+    CHECK_VERSION,
+    row.name,
+    row.type,
+    row.code,
+    row.description,
+    row.inputs,
+    row.outputs,
+    row.version,
+    row.created_at,
+    row.updated_at,
+    deps,
+  ]);
+  return createHmac('sha256', key).update(text).digest('base64');
+}
+
+/** Whether `found` is the seal of `row` made with this machine's secret. */
+export function sealMatches(row: SealedColumns, found: SqlValue | undefined): boolean {
+  if (typeof found !== 'string') return false;
+  const expected = seal(row);
+  return expected !== null && expected === found;
+}

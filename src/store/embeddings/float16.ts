@@ -1,0 +1,69 @@
+/**
+ * Vectors as half-precision floats (IEEE 754 binary16, little-endian): how the database and the
+ * vector file keep them, at half the bytes of float32. An embedding's components are a few
+ * hundredths in size; binary16 keeps them to about 1 part in 2,000, which moves a cosine
+ * similarity by less than 0.001, far below the gaps that decide a ranking. Node 22 (VS Code's
+ * extension host) has no Float16Array, so the conversion is written out here.
+ */
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/** One float32 value as binary16 bits, rounded to nearest even. */
+export function toHalf(value: number): number {
+  f32[0] = value;
+  const x = u32[0]!;
+  const sign = (x >>> 16) & 0x8000;
+  const exp = (x >>> 23) & 0xff;
+  let mant = x & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0); // Inf, NaN
+  const e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00; // too large: Inf
+  if (e <= 0) {
+    if (e < -10) return sign; // too small: zero
+    mant |= 0x800000;
+    const shift = 14 - e;
+    let half = mant >>> shift;
+    const rest = mant & ((1 << shift) - 1);
+    const mid = 1 << (shift - 1);
+    if (rest > mid || (rest === mid && half & 1)) half++;
+    return sign | half;
+  }
+  let half = (e << 10) | (mant >>> 13);
+  const rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && half & 1)) half++; // a carry into the exponent is still right
+  return sign | half;
+}
+
+/** binary16 bits as a number. */
+export function fromHalf(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >>> 10) & 0x1f;
+  const mant = h & 0x3ff;
+  if (exp === 0) return sign * mant * 2 ** -24;
+  if (exp === 0x1f) return mant ? NaN : sign * Infinity;
+  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
+}
+
+/** A vector as binary16 bytes, little-endian. */
+export function encodeHalf(vector: ArrayLike<number>): Uint8Array {
+  const out = new Uint8Array(vector.length * 2);
+  for (let i = 0; i < vector.length; i++) {
+    const h = toHalf(vector[i]!);
+    out[2 * i] = h & 0xff;
+    out[2 * i + 1] = h >>> 8;
+  }
+  return out;
+}
+
+/** binary16 bytes (little-endian, an even count) as a float32 vector. */
+export function decodeHalf(bytes: Uint8Array): Float32Array {
+  const out = new Float32Array(bytes.byteLength >>> 1);
+  for (let i = 0; i < out.length; i++) out[i] = fromHalf(bytes[2 * i]! | (bytes[2 * i + 1]! << 8));
+  return out;
+}
+
+/** The vector as binary16 keeps it: what a save and a read back give. */
+export function roundToHalf(vector: Float32Array): Float32Array {
+  return decodeHalf(encodeHalf(vector));
+}
