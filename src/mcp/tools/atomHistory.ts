@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AtomError, errors } from '../../atoms/errors.js';
 import { findVersion, noHistory, summarizeHistory, type VersionSummary } from '../../atoms/history.js';
 import { formatSignature } from '../../atoms/signature.js';
+import { atomNoteLines, writeNoteLines } from '../../atoms/writeChecks.js';
 import { formatAtom } from '../format.js';
 import { atomName } from '../schemas.js';
 import { defineTool } from '../tool.js';
@@ -43,15 +44,18 @@ export const atomHistory = defineTool({
         }
         throw err;
       }
-      const { from, result, build } = restored;
+      const { from, result, build, notes } = restored;
       const atom = result.atom;
       if (result.previous && atom === result.previous) {
         return `Atom "${name}" v${atom.version} already has the content of v${from.version}: nothing changed.`;
       }
-      return (
+      // What a restore did beyond the old version, said as an upsert says it (callers linked again, the boot moved).
+      return [
         `Atom "${name}" restored from v${from.version} as v${atom.version} (${atom.type}). Signature: ${formatSignature(atom)}. ` +
-        `Dependencies: [${atom.dependencies.join(', ')}]. ${rebuildNote(build)}`
-      );
+          `Dependencies: [${atom.dependencies.join(', ')}]. ${rebuildNote(build)}`,
+        ...atomNoteLines(notes.atoms.get(atom.name)),
+        ...writeNoteLines(notes),
+      ].join('\n');
     }
 
     const history = store.history(name);
