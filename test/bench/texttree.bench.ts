@@ -105,7 +105,10 @@ export default async function textTreeBench(options: BenchOptions): Promise<Benc
       writeFileSync(join(clone.dir, 'atoms', `${name}.js`), formatAtomSource({ ...atom, code: atom.code.replace(/\}\s*$/, '  /* switched */\n}\n') }));
     }
     const writtenMs = performance.now() - t1;
+    // The watcher and its timer do not keep a process alive (a server has its own reasons to stay).
+    const keepAlive = setInterval(() => {}, 1000);
     await done;
+    clearInterval(keepAlive);
     const importedMs = performance.now() - t1;
     count.dispose();
     await withTree.textTree?.written();
@@ -115,7 +118,7 @@ export default async function textTreeBench(options: BenchOptions): Promise<Benc
       'writing them ms': ms(writtenMs),
       'all in the store ms (from the first write)': ms(importedMs),
       'store announcements': changes,
-      'one change (one time stamp)': new Set(changed.map((n) => withTree.atoms.get(n)!.updated_at)).size === 1 ? 'yes' : 'no',
+      'store changes (distinct times)': new Set(changed.map((n) => withTree.atoms.get(n)!.updated_at)).size,
     });
     await withTree.close();
     rmSync(clone.dir, { recursive: true, force: true });
