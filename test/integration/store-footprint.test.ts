@@ -183,3 +183,30 @@ test('a row sealed by this machine loads without its code being parsed again; a 
   assert.match(refused.get('player_jump')!, /^code does not parse as JavaScript/);
   await store.close();
 });
+
+test('builds keep an unchanged order once, and the oldest build kept still knows its order once older ones are dropped', async () => {
+  const dir = tempDir();
+  const store = await AtomStore.open(dir);
+  await store.upsert(physicsConfig);
+  const record = (order: string[]) => ({
+    status: 'success' as const, bundle_path: 'latest.js', atom_count: order.length, order, error_message: null, duration_ms: 1, created_at: T1,
+  });
+  const first = ['physics_config', 'math_clamp'];
+  const second = ['math_clamp', 'physics_config'];
+  await store.recordBuild(record(first));
+  for (let i = 0; i < 60; i++) await store.recordBuild(record([...first]));
+  await store.recordBuild(record(second));
+  for (let i = 0; i < 60; i++) await store.recordBuild(record([...second]));
+  assert.deepEqual(store.lastBuild()?.order, second);
+  await store.close();
+
+  const rows = await onDisk(dir, (db) => all(db, 'SELECT id, build_log FROM builds ORDER BY id'));
+  assert.equal(rows.length, 100, 'the newest 100 builds are kept');
+  const orders = rows.filter((r) => r[1] !== '=');
+  assert.deepEqual(orders.map((r) => JSON.parse(r[1] as string)), [first, second], 'each order is stored once: by the oldest build kept, and where it changed');
+  assert.equal(orders[0]![0], rows[0]![0]);
+
+  const reopened = await AtomStore.open(dir);
+  assert.deepEqual(reopened.lastBuild()?.order, second);
+  await reopened.close();
+});

@@ -109,7 +109,8 @@ export interface RawAtomRow {
 /** Every atom row with its edges, ordered by name; openCheck.ts decides which may load. */
 export function readAtomRows(db: StoreDatabase): RawAtomRow[] {
   const deps = new Map<unknown, SqlValue[]>();
-  for (const [atomName, dependsOn] of db.rows('SELECT atom_name, depends_on FROM atom_dependencies ORDER BY depends_on')) {
+  // In the primary key's order (no sort by the target: that walks its index and looks up every row).
+  for (const [atomName, dependsOn] of db.rows('SELECT atom_name, depends_on FROM atom_dependencies')) {
     const list = deps.get(atomName);
     if (list) list.push(dependsOn!);
     else deps.set(atomName, [dependsOn!]);

@@ -56,10 +56,18 @@ export function encodeHalf(vector: ArrayLike<number>): Uint8Array {
   return out;
 }
 
+/** Every binary16 value as float32, built on first use (256 KiB): decoding is one lookup per value. */
+let table: Float32Array | undefined;
+
 /** binary16 bytes (little-endian, an even count) as a float32 vector. */
 export function decodeHalf(bytes: Uint8Array): Float32Array {
+  if (!table) {
+    table = new Float32Array(0x10000);
+    for (let h = 0; h < 0x10000; h++) table[h] = fromHalf(h);
+  }
+  const t = table;
   const out = new Float32Array(bytes.byteLength >>> 1);
-  for (let i = 0; i < out.length; i++) out[i] = fromHalf(bytes[2 * i]! | (bytes[2 * i + 1]! << 8));
+  for (let i = 0; i < out.length; i++) out[i] = t[bytes[2 * i]! | (bytes[2 * i + 1]! << 8)]!;
   return out;
 }
 
