@@ -3,6 +3,7 @@
  * other commands and the tests can call it without prompts; without them it asks with VS Code's own
  * quick picks and input boxes. Every write goes through AtomWorkspace, the same path as the MCP tools.
  */
+import { atomNoteLines, writeNoteLines } from '../atoms/writeChecks.js';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import { AGENT_TARGETS, DEFAULT_TARGET_IDS, findTarget, stdioServer, writeAgentConfig, type WriteResult } from '../agents/agentConfig.js';
@@ -202,8 +203,14 @@ class AtomCommands {
       description: atom.description ?? undefined,
       ...change,
     };
-    const { result } = await this.workspace().upsert(draft);
+    const { result, notes } = await this.workspace().upsert(draft);
     this.deps.log.info(`updated ${atom.name} to version ${result.atom.version}`);
+    // What the write did beyond the change asked for (a dependency the code calls kept, the boot moved): said, as agents are told.
+    const said = [...atomNoteLines(notes.atoms.get(atom.name)), ...writeNoteLines(notes)];
+    if (said.length > 0) {
+      this.deps.log.info(`${atom.name}: ${said.join('; ')}`);
+      void vscode.window.showInformationMessage(`${atom.name} saved. ${said.join('. ')}.`);
+    }
     return true;
   }
 

@@ -28,11 +28,12 @@ describe('MCP Apps in VS Code', function () {
     const expected = allTools.map((t) => t.name);
     const ours = await until('VS Code to discover the atom tools', async () => {
       await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
-      const found = vscode.lm.tools.filter((t) => t.name.includes('atomic') && expected.some((name) => t.name.endsWith(`_${name}`)));
-      return found.length === expected.length ? found : undefined;
+      // Every atom tool, once: an earlier test may have connected a second entry (.vscode/mcp.json) to the same atoms.
+      const found = expected.map((name) => vscode.lm.tools.find((t) => t.name.includes('atomic') && t.name.endsWith(`_${name}`)));
+      return found.every((t) => t !== undefined) ? (found as vscode.LanguageModelToolInformation[]) : undefined;
     });
     const structure = ours.find((t) => t.name.endsWith('_get_code_structure'))!;
-    assert.match(structure.description, /The map: every atom/, 'the description is the contract text');
+    assert.match(structure.description, /^The map, without code/, 'the description is the server\'s');
 
     const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     const info = JSON.parse(readFileSync(join(folder, '.atomic', 'server.json'), 'utf8')) as { url: string; token: string };
