@@ -167,10 +167,11 @@ async function gamePixels(page) {
 
 // ---- the run ------------------------------------------------------------------------------------------
 
+/** The sample as a clone has it: its atoms as text (atoms/) and its page; the store is built from the files at open. */
 function copySample(folder) {
   const example = join(root, 'examples', 'jumping-cube');
-  mkdirSync(join(folder, '.atomic'), { recursive: true });
-  for (const f of ['.atomic/atoms.db', '.atomic/atoms.journal', '.atomic/.gitignore', 'preview.html']) cpSync(join(example, f), join(folder, f));
+  mkdirSync(folder, { recursive: true });
+  for (const f of ['atoms', 'preview.html']) cpSync(join(example, f), join(folder, f), { recursive: true });
 }
 
 export async function runGraphPreviewUi({ build = true } = {}) {
