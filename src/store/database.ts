@@ -21,12 +21,12 @@ export class StoreDatabase {
   static async open(
     bytes: Uint8Array | undefined,
     file: string,
-  ): Promise<{ database: StoreDatabase; removed: RemovedObject[]; changed: boolean }> {
+  ): Promise<{ database: StoreDatabase; removed: RemovedObject[]; changed: boolean; vacuum: boolean }> {
     const SQL = await loadSqlJs();
     const db = new SQL.Database(bytes);
     try {
-      const { removed, changed } = prepareSchema(db, file);
-      return { database: new StoreDatabase(db), removed, changed };
+      const { removed, changed, vacuum } = prepareSchema(db, file);
+      return { database: new StoreDatabase(db), removed, changed, vacuum };
     } catch (err) {
       db.close();
       throw err;
@@ -67,6 +67,11 @@ export class StoreDatabase {
 
   setMetaValue(key: string, value: string): void {
     this.db.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]);
+  }
+
+  /** Rewrites the database whole: no free space left in its pages, and the page size asked for takes effect. */
+  vacuum(): void {
+    this.db.run('VACUUM');
   }
 
   /** The whole database as the bytes of a snapshot. */

@@ -39,7 +39,7 @@ export interface Loaded {
  * file. Throws what the database or its schema throws; nothing is left open then.
  */
 export async function readStore(bytes: Uint8Array | undefined, dbFile: string, journalFile: string, log: Logger): Promise<Loaded> {
-  const { database, removed, changed } = await StoreDatabase.open(bytes, dbFile);
+  const { database, removed, changed, vacuum } = await StoreDatabase.open(bytes, dbFile);
   try {
     const report: OpenReport = { refused: [], removed };
     const snapshotSeq = Number(database.metaValue('journal_seq') ?? '0');
@@ -58,6 +58,8 @@ export async function readStore(bytes: Uint8Array | undefined, dbFile: string, j
     const sealed = new Map<string, string>();
     const atoms = await checkAtomRows(readAtomRows(database), report.refused, sealed);
     if (sealed.size > 0) database.transaction(() => writeSeals(database, sealed));
+    // Once, after a migration: the snapshot is written without the space the old layout left free.
+    if (vacuum) database.vacuum();
     const names = new Set(atoms.map((a) => a.name));
     // Vectors of atoms not loaded are left where they are.
     const embeddings = readEmbeddings(database, (name) => names.has(name));

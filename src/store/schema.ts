@@ -171,28 +171,31 @@ export function removeForeignObjects(db: Database, file: string): RemovedObject[
 
 /**
  * Brings the database up to SCHEMA_VERSION after removing whatever is not its schema (see
- * removeForeignObjects); returns the version found before, what was removed, and whether the
- * database now differs from the bytes it was opened from (its snapshot is then due).
+ * removeForeignObjects); returns the version found before, what was removed, whether the
+ * database now differs from the bytes it was opened from (its snapshot is then due), and whether
+ * it should be rewritten whole (VACUUM) once the open's own writes are done, to take PAGE_SIZE.
  */
-export function prepareSchema(db: Database, file: string): { found: number; removed: RemovedObject[]; changed: boolean } {
+export function prepareSchema(
+  db: Database,
+  file: string,
+): { found: number; removed: RemovedObject[]; changed: boolean; vacuum: boolean } {
   const found = readVersion(db);
   checkNotNewer(found, file);
   const removed = removeForeignObjects(db, file);
   migrate(db, file);
-  const repaged = repage(db);
-  return { found, removed, changed: removed.length > 0 || found < SCHEMA_VERSION || repaged };
+  const vacuum = setPageSize(db);
+  return { found, removed, changed: removed.length > 0 || found < SCHEMA_VERSION || vacuum, vacuum };
 }
 
 /**
- * Rewrites the database with PAGE_SIZE pages when its pages are smaller (a database from schema 1,
- * or a new one). In memory only, like every change before a snapshot: the store writes it at its
- * next compaction (`migrated` in load.ts makes one due).
+ * Asks for PAGE_SIZE pages when the database's are smaller (a database from schema 1, or a new
+ * one); they take effect at the next VACUUM. Everything stays in memory, like every change before
+ * a snapshot: the store writes it at its next compaction (`unsaved` in load.ts makes one due).
  */
-function repage(db: Database): boolean {
+function setPageSize(db: Database): boolean {
   const size = Number(db.exec('PRAGMA page_size')[0]?.values[0]?.[0] ?? 0);
   if (size >= PAGE_SIZE) return false;
   db.run(`PRAGMA page_size = ${PAGE_SIZE}`);
-  db.run('VACUUM');
   return true;
 }
 
