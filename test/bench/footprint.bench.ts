@@ -20,7 +20,7 @@ import { loadSqlJs } from '../../src/store/sqlite.js';
 import { CLI, connectStdio, paired, peakResidentBytes, residentBytes, timedCall, type Connected } from './harness.js';
 import { bytes, ms, ratio, summarize, type BenchOptions, type BenchSection } from './report.js';
 import { seeded } from './generate.js';
-import { prepareSynthetic } from './syntheticWorkspaces.js';
+import { prepareSynthetic, prepareUpgraded } from './syntheticWorkspaces.js';
 import type { PreparedWorkspace } from './workspaces.js';
 
 const MiB = 2 ** 20;
@@ -53,8 +53,12 @@ export default async function footprintBench(options: BenchOptions): Promise<Ben
   for (const size of sizes) {
     for (const build of builds) {
       options.log(`-- ${size} atoms, ${build.label}`);
-      const ws = await prepareSynthetic(size, options.log);
+      // Each build measures a workspace it has opened before, as a user's is: this build's copy is
+      // migrated and sealed (cached); the baseline's is opened once by the baseline server first
+      // (it writes the text tree, atoms/, on a first open).
+      const ws = build === builds[0] ? await prepareUpgraded(size, options.log) : await prepareSynthetic(size, options.log);
       try {
+        if (build !== builds[0]) await firstOpen(ws, build);
         const before = await filesOf(ws.dir);
         if (build === builds[0]) disk.push({ atoms: size, ...before.row, target: verdictMiB(before.total, TARGETS[size]?.disk) });
         const result = await measure(ws, size, build, options);
@@ -103,6 +107,12 @@ function footprintSizes(options: { quick: boolean }): number[] {
   const override = process.env.BENCH_SIZES?.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
   if (override?.length) return override;
   return options.quick ? [1000] : [1000, 10_000, 50_000];
+}
+
+/** Starts `build`'s server on the workspace, waits for its tools/list answer and stops it. */
+async function firstOpen(ws: PreparedWorkspace, build: Build): Promise<void> {
+  const server = await connectStdio(process.execPath, [build.cli, 'serve', '--stdio', '--log-level', 'warn', '--workspace', ws.dir], {});
+  await server.close();
 }
 
 async function measure(ws: PreparedWorkspace, size: number, build: Build, options: BenchOptions) {

@@ -15,6 +15,7 @@ import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { embeddingText } from '../../src/atoms/signature.js';
 import { AtomStore } from '../../src/store/atomStore.js';
+import { SCHEMA_VERSION } from '../../src/store/schema.js';
 import { textHash } from '../../src/store/embeddings/textHash.js';
 import { USE_LITE_MODEL_ID } from '../../src/store/embeddings/useLite.js';
 import { AtomWorkspace } from '../../src/workspace.js';
@@ -66,6 +67,41 @@ export async function prepareSynthetic(count: number, progress: Progress = () =>
   const dir = tempDir(`atomic-bench-syn-${count}-`);
   cpSync(join(cached, '.atomic'), join(dir, '.atomic'), { recursive: true });
   return { dir, set, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A copy of the cached workspace of `count` atoms as this build keeps it: the generated one (made
+ * by whichever build generated it first, possibly an older schema) opened once by this build, so
+ * its migration, its seals, its vector file (rebuilt from the database) and its text tree are
+ * those of a workspace this build has opened before, as a user's is. Cached per schema version
+ * beside the generated one, which a baseline server (BENCH_BASELINE_CLI, an older build) keeps
+ * using as it is.
+ */
+export async function prepareUpgraded(count: number, progress: Progress = () => {}, seed = 42): Promise<PreparedWorkspace> {
+  const cached = join(CACHE_DIR, `ws-syn-g${GENERATOR_VERSION}-n${count}-s${seed}-schema${SCHEMA_VERSION}`);
+  if (!existsSync(join(cached, 'ready.json'))) {
+    const generated = await prepareSynthetic(count, progress, seed);
+    try {
+      rmSync(cached, { recursive: true, force: true });
+      mkdirSync(cached, { recursive: true });
+      cpSync(join(generated.dir, '.atomic'), join(cached, '.atomic'), { recursive: true });
+      rmSync(join(cached, '.atomic', 'vectors'), { recursive: true, force: true });
+    } finally {
+      generated.remove();
+    }
+    const started = performance.now();
+    progress(`opening ${count} atoms once with this build (schema ${SCHEMA_VERSION}; cached for later runs)`);
+    const workspace = await AtomWorkspace.open(cached);
+    await workspace.search.whenIdle();
+    await workspace.close();
+    rmSync(join(cached, '.atomic', 'lock'), { force: true });
+    const ms = Math.round(performance.now() - started);
+    writeFileSync(join(cached, 'ready.json'), JSON.stringify({ atoms: count, ms, vectors: 'synthetic', schema: SCHEMA_VERSION }));
+    progress(`  ready in ${(ms / 1000).toFixed(1)} s`);
+  }
+  const dir = tempDir(`atomic-bench-syn-${count}-`);
+  cpSync(cached, dir, { recursive: true, filter: (source) => source !== join(cached, 'ready.json') });
+  return { dir, set: generateAtoms(count, seed), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 function unitVector(random: () => number): Float32Array {
