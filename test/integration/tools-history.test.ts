@@ -97,7 +97,10 @@ test('atom_history: versions newest first with time, size and what changed; show
 test('atom_history: restore saves an old version as a new one, rebuilt like any change', async () => {
   const restored = await call(client, 'atom_history', { operation: 'restore', name: 'clamp01', version: 1 });
   assert.equal(restored.isError, false, restored.text);
-  assert.match(restored.text, /^Atom "clamp01" restored from v1 as v4 \(util\)\. Signature: \(x: number\) => number\. .*Rebuild triggered\.$/);
+  const [first, ...notes] = restored.text.split('\n');
+  assert.match(first!, /^Atom "clamp01" restored from v1 as v4 \(util\)\. Signature: \(x: number\) => number\. .*Rebuild triggered\.$/);
+  // v3 had a description that v1 did not: the restore says it removed it, as an update does (issue 14).
+  assert.deepEqual(notes, ['Removed: description']);
   const current = await call(client, 'read_atoms', { names: ['clamp01'] });
   assert.match(current.text, /v4 ===/);
   assert.match(current.text, /Math\.min\(Math\.max\(x, 0\), 1\)/);
