@@ -1,5 +1,6 @@
 import { ATOM_TYPES, type AtomType } from '../../atoms/model.js';
 import { BOOT_RULE } from '../../build/bundler.js';
+import type { EmbedderMemory } from '../../store/embeddings/provider.js';
 import type { AtomWorkspace } from '../../workspace.js';
 import { defineTool } from '../tool.js';
 
@@ -8,7 +9,14 @@ export interface WorkspaceStatus {
   edges: number;
   database: { bytes: number; journal_bytes: number };
   last_build: { status: string; at: string; order_length: number; duration_ms: number | null; error: string | null } | null;
-  embeddings: { provider: string; embedded: number; pending: number; fresh: boolean };
+  embeddings: {
+    provider: string;
+    embedded: number;
+    pending: number;
+    fresh: boolean;
+    /** The model's own process (started on demand, ended when idle), its memory apart from the server's; null when none. */
+    model_process: EmbedderMemory | null;
+  };
   server: { version: string; connected_clients: number };
   /** The atom the bundle boots (BOOT_RULE), or null without a core atom. */
   boot_atom: string | null;
@@ -50,6 +58,7 @@ export function workspaceStatus(workspace: AtomWorkspace, version: string, conne
       // Every atom has a vector and none waits for a new one. (Atoms found without a current
       // vector at open are embedded a few seconds later, or at once if a search needs them.)
       fresh: pending === 0 && embedded >= store.size,
+      model_process: workspace.embeddings.memory?.() ?? null,
     },
     server: { version, connected_clients: connectedClients },
     // Kept by the workspace between changes that cannot move it, so this stays cheap.
@@ -92,6 +101,7 @@ export function formatStatus(s: WorkspaceStatus): string {
     `Database: ${formatBytes(s.database.bytes)} snapshot + ${formatBytes(s.database.journal_bytes)} journal.`,
     build,
     search,
+    ...modelLines(e.model_process),
     `Server: version ${s.server.version}, ${s.server.connected_clients} client${s.server.connected_clients === 1 ? '' : 's'} connected.`,
     `Boot atom: ${s.boot_atom ?? 'none'} (${BOOT_RULE})`,
     ...refusedLines(s.refused_at_open),
@@ -132,4 +142,13 @@ function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** The model runs in a process of its own, so its memory is not the server's (nor VS Code's): say which it is. */
+function modelLines(model: EmbedderMemory | null): string[] {
+  if (!model) return [];
+  if (!model.running) return ['Embedding model: not running (its process starts at the next search or edit, and ends after a few idle minutes).'];
+  const rss = model.rssBytes !== undefined ? `, ${formatBytes(model.rssBytes)} resident` : '';
+  const peak = model.peakBytes !== undefined ? ` (peak ${formatBytes(model.peakBytes)})` : '';
+  return [`Embedding model: running in its own process${model.pid ? ` (pid ${model.pid})` : ''}${rss}${peak}, apart from the server's memory.`];
 }
