@@ -3,7 +3,7 @@
  * other commands and the tests can call it without prompts; without them it asks with VS Code's own
  * quick picks and input boxes. Every write goes through AtomWorkspace, the same path as the MCP tools.
  */
-import { atomNoteLines, writeNoteLines } from '../atoms/writeChecks.js';
+import { atomNoteLines, draftOfAtom, writeNoteLines } from '../atoms/writeChecks.js';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import { AGENT_TARGETS, DEFAULT_TARGET_IDS, findTarget, stdioServer, writeAgentConfig, type WriteResult } from '../agents/agentConfig.js';
@@ -193,16 +193,7 @@ class AtomCommands {
   }
 
   private async save(atom: Atom, change: Partial<AtomDraft>): Promise<boolean> {
-    const draft: AtomDraft = {
-      name: atom.name,
-      type: atom.type,
-      code: atom.code,
-      inputs: atom.inputs,
-      outputs: atom.outputs,
-      dependencies: atom.dependencies,
-      description: atom.description ?? undefined,
-      ...change,
-    };
+    const draft: AtomDraft = { ...draftOfAtom(atom), ...change };
     const { result, notes } = await this.workspace().upsert(draft);
     this.deps.log.info(`updated ${atom.name} to version ${result.atom.version}`);
     // What the write did beyond the change asked for (a dependency the code calls kept, the boot moved): said, as agents are told.

@@ -6,7 +6,7 @@
  */
 import type { SqlValue } from 'sql.js';
 import type { Atom, AtomVersion, Port } from '../../atoms/model.js';
-import { seal } from '../checkSeal.js';
+import { seal, type SealedColumns } from '../checkSeal.js';
 import type { StoreDatabase } from '../database.js';
 
 /** A journal's delete: the tombstone's version and time. */
@@ -89,16 +89,7 @@ export function deleteAtomRow(db: StoreDatabase, name: string): void {
 }
 
 /** An atom row as found, every column unchecked: the database may be someone else's. */
-export interface RawAtomRow {
-  name: SqlValue;
-  type: SqlValue;
-  code: SqlValue;
-  description: SqlValue;
-  inputs: SqlValue;
-  outputs: SqlValue;
-  version: SqlValue;
-  created_at: SqlValue;
-  updated_at: SqlValue;
+export interface RawAtomRow extends SealedColumns {
   dependencies: SqlValue[];
   /** More than one row holds this name (a table of someone else's may lack the primary key). */
   duplicated: boolean;
