@@ -91,7 +91,8 @@ export class AtomWorkspace {
     void workspace.search.open().catch(() => {});
     if (options.textTree !== false && !store.readOnly) {
       try {
-        // Files and store brought together (a fresh clone imported) before anyone reads.
+        // A fresh clone's files are imported before anyone reads; a store opened from this
+        // machine's .atomic/ answers at once, its files compared in the background (writes wait).
         workspace.tree = await TextTree.open(store, log, options.textTree ?? {});
       } catch (err) {
         await workspace.close();
@@ -136,7 +137,16 @@ export class AtomWorkspace {
     return { result: results, notes, build: await this.buildAfter(changedSomething) };
   }
 
-  private save(drafts: AtomDraft[]): Promise<{ results: UpsertResult[]; notes: WriteNotes; changedSomething: boolean }> {
+  /**
+   * Every write waits for the text tree's open reconcile, so it can neither overwrite a file
+   * changed while nothing watched nor be overwritten by that file's import right after.
+   */
+  private async writable(): Promise<void> {
+    await this.tree?.reconciled();
+  }
+
+  private async save(drafts: AtomDraft[]): Promise<{ results: UpsertResult[]; notes: WriteNotes; changedSomething: boolean }> {
+    await this.writable();
     return this.store.change(
       (atoms) => {
         const was = this.bootAtom();
@@ -176,6 +186,7 @@ export class AtomWorkspace {
    * This is the undo for changes that bypassed the editor (MCP tools).
    */
   async restore(name: string, version?: number): Promise<WriteOutcome<UpsertResult> & { from: AtomVersion }> {
+    await this.writable();
     const from = versionToRestore(this.store.history(name), name, this.store.has(name), version);
     let saved: Awaited<ReturnType<AtomWorkspace['save']>>;
     try {
@@ -195,6 +206,7 @@ export class AtomWorkspace {
    * one's code calls it (declared or not), so the bundle never calls a missing function.
    */
   async delete(name: string): Promise<WriteOutcome<Atom>> {
+    await this.writable();
     const { atom, notes } = await this.store.change(
       (atoms) => {
         const was = this.bootAtom();
@@ -222,6 +234,7 @@ export class AtomWorkspace {
    * new name itself).
    */
   async rename(name: string, newName: string): Promise<WriteOutcome<{ atom: Atom; from: Atom; callers: string[] }>> {
+    await this.writable();
     const { value, notes } = await this.store.change(
       (atoms) => {
         const was = this.bootAtom();

@@ -9,11 +9,17 @@
  * - a recorded file is gone: it was removed outside: delete the atom (when nothing uses it).
  *
  * Kept in `.atomic/text-tree` (never committed): a header naming the folder, then one line per
- * change, appended (`name<TAB>fileHash<TAB>atomHash`, or `name<TAB>-` once the file is gone); the
- * last line of a name wins. It is rewritten whole (atomically) at open and close, and when the
- * appended lines outnumber the atoms. A line torn by a crash is skipped: that atom then looks
- * changed on both sides, and the file, whose content is compared with the store's, decides.
+ * change, appended (`name<TAB>fileHash<TAB>atomHash[<TAB>stat]`, or `name<TAB>-` once the file is
+ * gone); the last line of a name wins. It is rewritten whole (atomically) at open and close, and
+ * when the appended lines outnumber the atoms. A line torn by a crash is skipped: that atom then
+ * looks changed on both sides, and the file, whose content is compared with the store's, decides.
  * Written without fsync: it only has to survive the process, not the machine.
+ *
+ * `stat` (size, mtime in ns, inode) lets the open's scan skip reading and hashing a file that did
+ * not change: it is recorded only once the file's mtime is well in the past (STAT_SETTLED_MS), as
+ * git does for its index, so a later change within the file system's mtime granularity cannot
+ * keep the same stat. A close that finished writes a last line `#closed`: without it (a crash),
+ * the next open brings both sides together before it answers anything.
  */
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { writeFileAtomic } from '../util/atomicFile.js';
@@ -23,7 +29,20 @@ export interface TextRecord {
   file: string;
   /** Hash of the atom's file text (atomFileText) it stood for. */
   atom: string;
+  /** The file's `size:mtimeNs:ino` when its bytes hashed to `file`; only once settled (statKey). */
+  stat?: string;
 }
+
+/** A file whose mtime is this far in the past cannot change again and keep its stat. */
+export const STAT_SETTLED_MS = 2000;
+
+/** The key of a file's stat, or undefined while its mtime is too recent to vouch for its bytes. */
+export function statKey(st: { size: bigint; mtimeNs: bigint; ino: bigint }, now = Date.now()): string | undefined {
+  if (now - Number(st.mtimeNs / 1_000_000n) < STAT_SETTLED_MS) return undefined;
+  return `${st.size}:${st.mtimeNs}:${st.ino}`;
+}
+
+const CLOSED = '#closed';
 
 const HEADER = '# Atomic Coding text tree: what was last written or imported per atom. Per machine, never commit.';
 
@@ -31,6 +50,7 @@ export class TextRecords {
   private readonly records = new Map<string, TextRecord>();
   private fd: number | undefined;
   private appended = 0;
+  private closedCleanly = false;
 
   /**
    * `folder` is the atoms folder relative to the workspace: records of another folder (the setting
@@ -47,6 +67,11 @@ export class TextRecords {
     return this.records.size;
   }
 
+  /** Whether the file was read whole as the last close left it (no crash since, same folder). */
+  get wasClosedCleanly(): boolean {
+    return this.closedCleanly;
+  }
+
   get(name: string): TextRecord | undefined {
     return this.records.get(name);
   }
@@ -57,9 +82,9 @@ export class TextRecords {
 
   set(name: string, record: TextRecord): void {
     const old = this.records.get(name);
-    if (old && old.file === record.file && old.atom === record.atom) return;
+    if (old && old.file === record.file && old.atom === record.atom && old.stat === record.stat) return;
     this.records.set(name, record);
-    this.append(`${name}\t${record.file}\t${record.atom}\n`);
+    this.append(recordLine(name, record));
   }
 
   delete(name: string): void {
@@ -67,11 +92,11 @@ export class TextRecords {
     this.append(`${name}\t-\n`);
   }
 
-  /** Rewrites the file with the current records only. */
-  async compact(): Promise<void> {
+  /** Rewrites the file with the current records only; `closing`: marks the close as finished. */
+  async compact(closing = false): Promise<void> {
     this.closeFile();
-    const lines = [...this.records].map(([name, r]) => `${name}\t${r.file}\t${r.atom}\n`);
-    await writeFileAtomic(this.file, `${this.headerLine()}\n${lines.join('')}`, 0o644, { durable: false });
+    const lines = [...this.records].map(([name, r]) => recordLine(name, r));
+    await writeFileAtomic(this.file, `${this.headerLine()}\n${lines.join('')}${closing ? `${CLOSED}\n` : ''}`, 0o644, { durable: false });
     this.appended = 0;
   }
 
@@ -87,12 +112,15 @@ export class TextRecords {
     if (!existsSync(this.file)) return;
     const lines = readFileSync(this.file, 'utf8').split('\n');
     if (lines[0] !== this.headerLine()) return; // another folder's, or not ours: start afresh
-    for (const line of lines.slice(1)) {
-      const [name, file, atom] = line.split('\t');
-      if (!name) continue;
+    for (const text of lines.slice(1)) {
+      const [name, file, atom, stat] = text.split('\t');
+      if (!name || name.startsWith('#')) continue;
       if (file === '-') this.records.delete(name);
-      else if (file && atom && /^[0-9a-f]{16}$/.test(file) && /^[0-9a-f]{16}$/.test(atom)) this.records.set(name, { file, atom });
+      else if (file && atom && /^[0-9a-f]{16}$/.test(file) && /^[0-9a-f]{16}$/.test(atom)) {
+        this.records.set(name, stat && /^\d+:\d+:\d+$/.test(stat) ? { file, atom, stat } : { file, atom });
+      }
     }
+    this.closedCleanly = lines.at(-1) === '' && lines.at(-2) === CLOSED;
     this.appended = lines.length;
   }
 
@@ -101,7 +129,7 @@ export class TextRecords {
       const fresh = !existsSync(this.file) || readFileSync(this.file, 'utf8').split('\n', 1)[0] !== this.headerLine();
       this.fd = openSync(this.file, fresh ? 'w' : 'a', 0o644);
       // Start the file over with every record, so a header of another folder never precedes ours.
-      if (fresh) writeSync(this.fd, `${this.headerLine()}\n${[...this.records].map(([n, r]) => `${n}\t${r.file}\t${r.atom}\n`).join('')}`);
+      if (fresh) writeSync(this.fd, `${this.headerLine()}\n${[...this.records].map(([n, r]) => recordLine(n, r)).join('')}`);
     }
     writeSync(this.fd, line);
     this.appended++;
@@ -116,4 +144,8 @@ export class TextRecords {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
   }
+}
+
+function recordLine(name: string, r: TextRecord): string {
+  return `${name}\t${r.file}\t${r.atom}${r.stat ? `\t${r.stat}` : ''}\n`;
 }

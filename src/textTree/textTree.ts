@@ -22,8 +22,15 @@
  *
  * One step at a time (`queue`): a round reads the files and the store, writes files, and commits
  * one store change; the next round sees its result.
+ *
+ * The open's round (the reconcile) runs in the background when the store was opened from this
+ * machine's `.atomic/` after a close that finished: it only finds what changed while nothing
+ * watched, and a file whose size and mtime are as recorded is not even read. Reads answer from
+ * the store meanwhile; the workspace's writes wait for it (`reconciled()`), so none can overwrite
+ * a file changed outside. A fresh clone (no records), a crash (no `#closed`), or an empty folder
+ * is reconciled before `open` resolves, so every atom is there before the first read.
  */
-import { promises as fsp, mkdirSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { promises as fsp, mkdirSync, opendirSync, readdirSync, statSync, watch, type Dir, type FSWatcher } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { sameAtom } from '../atoms/atomDocument.js';
 import { AtomError } from '../atoms/errors.js';
@@ -38,7 +45,7 @@ import type { Disposable, Listener } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
 import { atomFileName, atomFileText, badFileName, hashText, readAtomFile } from './format.js';
-import { TextRecords } from './records.js';
+import { statKey, TextRecords } from './records.js';
 import { TextProblems, type TextProblem } from './problems.js';
 
 export const DEFAULT_ATOMS_FOLDER = 'atoms';
@@ -54,6 +61,8 @@ export interface TextTreeOptions {
    * the store committed the change, so a crash test can kill the process exactly there.
    */
   beforeWrite?: (name: string) => void;
+  /** Tests only: awaited before the open's round, so a test can hold the reconcile while it reads and writes. */
+  beforeReconcile?: () => Promise<void>;
 }
 
 /** What the store must offer the text tree: reads, the change event, and one all-or-nothing change. */
@@ -73,6 +82,8 @@ export interface TextTreeView {
   onDidChangeProblems(listener: Listener<readonly TextProblem[]>): Disposable;
   /** Resolves once the files of every change announced so far are written (or reported). */
   written(): Promise<void>;
+  /** Resolves once the open's reconcile (files changed while nothing watched taken, missing files written) is done. */
+  reconciled(): Promise<void>;
 }
 
 type Cause = 'open' | 'store' | 'file';
@@ -80,6 +91,7 @@ type Cause = 'open' | 'store' | 'file';
 interface Put {
   draft: AtomDraft;
   hash: string;
+  stat: string | undefined;
 }
 
 /** File writes in flight at once (a workspace written out for the first time has thousands). */
@@ -106,6 +118,7 @@ export class TextTree implements TextTreeView {
   /** Atoms this tree just imported: their store announcement needs no look at the file. */
   private readonly justImported = new Map<string, Atom>();
   private closed = false;
+  private reconcile: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly store: TextTreeStore,
@@ -123,7 +136,8 @@ export class TextTree implements TextTreeView {
    * Opens the text tree of the store's workspace: checks the folder (inside the workspace, a
    * folder), creates it, watches it, then brings both sides together (writes the files of atoms
    * only the store has, imports files changed or added while nothing watched, deletes atoms whose
-   * files were removed) before it resolves.
+   * files were removed): in the background after a clean close (see the module's comment), else
+   * before it resolves.
    */
   static async open(store: TextTreeStore, log: Logger, options: TextTreeOptions = {}): Promise<TextTree> {
     const wanted = options.folder || DEFAULT_ATOMS_FOLDER;
@@ -140,10 +154,20 @@ export class TextTree implements TextTreeView {
     const folder = relative(store.workspaceDir, folderPath).split(sep).join('/') || '.';
     const tree = new TextTree(store, log, folder, folderPath, options);
     tree.watch();
-    await tree.enqueue(() => tree.round('open', tree.everyName()));
-    await tree.records.compact();
-    log.info(`text tree: ${tree.records.size} atom files in ${folder}/${tree.problemList.size ? ` (${tree.problemList.size} not taken, see get_status)` : ''}`);
+    const background = tree.records.wasClosedCleanly && store.size > 0 && tree.hasAtomFiles();
+    tree.reconcile = tree.enqueue(async () => {
+      await options.beforeReconcile?.();
+      await tree.round('open', tree.everyName());
+      await tree.records.compact();
+      log.info(`text tree: ${tree.records.size} atom files in ${folder}/${tree.problemList.size ? ` (${tree.problemList.size} not taken, see get_status)` : ''}`);
+    });
+    if (!background) await tree.reconcile;
     return tree;
+  }
+
+  /** Resolves once the open's reconcile is done (at once when `open` waited for it). */
+  reconciled(): Promise<void> {
+    return this.reconcile;
   }
 
   get files(): number {
@@ -170,7 +194,7 @@ export class TextTree implements TextTreeView {
     this.watcher?.close();
     if (this.timer) clearTimeout(this.timer);
     await this.queue;
-    await this.records.compact().catch((err) => this.log.warn(`text tree: ${(err as Error).message}`));
+    await this.records.compact(true).catch((err) => this.log.warn(`text tree: ${(err as Error).message}`));
     this.records.close();
     this.problemList.dispose();
   }
@@ -283,11 +307,17 @@ export class TextTree implements TextTreeView {
     return names;
   }
 
+  /** Whether the folder has an atom file; stops at the first (a folder of 10,000 is not listed whole). */
   private hasAtomFiles(): boolean {
+    let dir: Dir | undefined;
     try {
-      return readdirSync(this.folderPath).some((file) => atomFileName(file) !== undefined);
+      dir = opendirSync(this.folderPath);
+      for (let entry = dir.readSync(); entry; entry = dir.readSync()) if (atomFileName(entry.name) !== undefined) return true;
+      return false;
     } catch {
       return false;
+    } finally {
+      dir?.closeSync();
     }
   }
 
@@ -315,9 +345,14 @@ export class TextTree implements TextTreeView {
     await forEachLimited([...names], PARALLEL_WRITES, async (name) => {
       const file = this.fileOf(name);
       const path = this.pathOf(name);
+      const record = this.records.get(name);
       let bytes: Buffer | undefined;
+      let stat: string | undefined;
       try {
-        bytes = await fsp.readFile(path);
+        // The stat first: a file as recorded (size, mtime, inode) is not read; one that changes
+        // after the stat has a newer mtime, and is read at the next round.
+        stat = statKey(await fsp.stat(path, { bigint: true }));
+        if (!(stat && record?.stat === stat && !badFileName(name))) bytes = await fsp.readFile(path);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code !== 'ENOENT' && code !== 'ENOTDIR') {
@@ -332,7 +367,13 @@ export class TextTree implements TextTreeView {
         return;
       }
       const atom = this.store.get(name);
-      const record = this.records.get(name);
+      if (record?.stat && record.stat === stat) {
+        // Unchanged since its bytes were hashed: the store decides, as below.
+        if (!atom) unlinks.push(name);
+        else if (hashText(atomFileText(atom)) !== record.atom) writes.push(atom);
+        else this.problemList.clear(file);
+        return;
+      }
       if (!bytes) {
         if (record && atom) deletes.add(name); // removed outside
         else if (record) this.records.delete(name); // gone on both sides
@@ -343,6 +384,7 @@ export class TextTree implements TextTreeView {
       const hash = hashText(bytes);
       if (record && record.file === hash) {
         // The file is as this tree left it: the store decides.
+        if (stat !== record.stat) this.records.set(name, { ...record, stat });
         if (!atom) unlinks.push(name);
         else if (hashText(atomFileText(atom)) !== record.atom) writes.push(atom);
         else this.problemList.clear(file);
@@ -358,7 +400,7 @@ export class TextTree implements TextTreeView {
       }
       if (atom && sameAtom(atom, draft)) {
         // Same atom, other bytes (formatting, a fresh clone): keep the file as it is.
-        this.records.set(name, { file: hash, atom: hashText(atomFileText(atom)) });
+        this.records.set(name, { file: hash, atom: hashText(atomFileText(atom)), stat });
         this.problemList.clear(file);
         return;
       }
@@ -368,7 +410,7 @@ export class TextTree implements TextTreeView {
             `(the server's stays in the history: atom_history restore)`,
         );
       }
-      puts.set(name, { draft, hash });
+      puts.set(name, { draft, hash, stat });
     });
     if (deletes.size > 0 && deletes.size === this.store.size && !this.hasAtomFiles()) {
       // Every file gone at once, the folder empty or missing: far more often a copy of .atomic/
@@ -479,7 +521,8 @@ export class TextTree implements TextTreeView {
       },
       (_plan, outcome) => {
         for (const r of outcome.upserts) {
-          this.records.set(r.atom.name, { file: puts.get(r.atom.name)!.hash, atom: hashText(atomFileText(r.atom)) });
+          const put = puts.get(r.atom.name)!;
+          this.records.set(r.atom.name, { file: put.hash, atom: hashText(atomFileText(r.atom)), stat: put.stat });
           this.justImported.set(r.atom.name, r.atom);
         }
         for (const atom of outcome.deleted) this.records.delete(atom.name);

@@ -1,0 +1,127 @@
+/**
+ * The text tree off the path to the first answer (issue 15): a workspace opened from this
+ * machine's `.atomic/` after a clean close answers reads at once while its files are compared in
+ * the background; a write waits for that comparison, so a file changed while nothing watched is
+ * neither overwritten nor taken over the write; and a file whose size and mtime are as recorded
+ * is not read at all. A crash (no clean close) is still reconciled before the open resolves.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { promises as fsp, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AtomDraft } from '../../src/atoms/model.js';
+import { AtomWorkspace, type WorkspaceOptions } from '../../src/workspace.js';
+import { wordsOnly } from '../support/inProcess.js';
+import { tempDir } from '../support/tmp.js';
+
+const options: WorkspaceOptions = { embeddings: wordsOnly };
+
+function util(name: string, body: string): AtomDraft {
+  return {
+    name,
+    type: 'util',
+    code: `function ${name}(x) {\n  return ${body};\n}\n`,
+    inputs: [{ name: 'x', type: 'number' }],
+    outputs: [{ name: 'y', type: 'number' }],
+    dependencies: [],
+    description: `${name} for the text tree open test`,
+  };
+}
+
+/** The atom's file with its body changed, as an editor or a git checkout would leave it. */
+function edit(dir: string, name: string, from: string, to: string): void {
+  const path = join(dir, 'atoms', `${name}.js`);
+  writeFileSync(path, readFileSync(path, 'utf8').replace(from, to));
+}
+
+/** Every atom file's mtime an hour back, so the records may vouch for them by their stat. */
+function age(dir: string): void {
+  const past = new Date(Date.now() - 3600_000);
+  for (const f of readdirSync(join(dir, 'atoms'))) utimesSync(join(dir, 'atoms', f), past, past);
+}
+
+test('an open from .atomic/ answers reads before the reconcile; a write waits for it and lands after the file changed outside', async () => {
+  const dir = tempDir('atomic-texttree-open-');
+  const first = await AtomWorkspace.open(dir, options);
+  await first.upsertMany([util('edited_outside', 'x + 1'), util('left_alone', 'x * 2')]);
+  await first.close();
+  edit(dir, 'edited_outside', 'x + 1', 'x + 100'); // while nothing watched
+
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const ws = await AtomWorkspace.open(dir, { ...options, textTree: { beforeReconcile: () => held } });
+  try {
+    // The open resolved while the reconcile is held: reads answer from the store as it was.
+    assert.match(ws.atoms.get('edited_outside')!.code, /x \+ 1\b/, 'read before the reconcile: the store as it was');
+    let written = false;
+    const write = ws.upsert(util('edited_outside', 'x + 2')).then(() => (written = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(written, false, 'the write waits for the reconcile');
+    release();
+    await write;
+    assert.deepEqual(
+      ws.atoms.history('edited_outside').map((v) => /x \+ \d+/.exec(v.code)![0]),
+      ['x + 2', 'x + 100', 'x + 1'],
+      "the file's change is taken first, the write after it",
+    );
+    assert.match(readFileSync(join(dir, 'atoms', 'edited_outside.js'), 'utf8'), /return x \+ 2;/);
+  } finally {
+    release();
+    await ws.close();
+  }
+});
+
+test('an open where nothing changed reads no atom file; a file changed since is read and taken', async () => {
+  const dir = tempDir('atomic-texttree-stat-');
+  const first = await AtomWorkspace.open(dir, options);
+  await first.upsertMany([util('stat_one', 'x + 1'), util('stat_two', 'x + 2'), util('stat_three', 'x + 3')]);
+  await first.close();
+  age(dir);
+  const second = await AtomWorkspace.open(dir, options); // reads each file once, records its stat
+  await second.textTree!.reconciled();
+  await second.close();
+
+  const reads: string[] = [];
+  const readFile = fsp.readFile;
+  fsp.readFile = ((path: Parameters<typeof readFile>[0], ...rest: unknown[]) => {
+    if (String(path).includes(join(dir, 'atoms'))) reads.push(String(path));
+    return (readFile as (...a: unknown[]) => unknown)(path, ...rest);
+  }) as typeof readFile;
+  try {
+    const third = await AtomWorkspace.open(dir, options);
+    await third.textTree!.reconciled();
+    await third.close();
+    assert.deepEqual(reads, [], 'no atom file read: size and mtime are as recorded');
+
+    edit(dir, 'stat_two', 'x + 2', 'x + 22');
+    const fourth = await AtomWorkspace.open(dir, options);
+    try {
+      await fourth.textTree!.reconciled();
+      assert.deepEqual(reads.map((p) => p.slice(p.lastIndexOf('/') + 1)), ['stat_two.js'], 'only the changed file is read');
+      assert.match(fourth.atoms.get('stat_two')!.code, /x \+ 22/);
+    } finally {
+      await fourth.close();
+    }
+  } finally {
+    fsp.readFile = readFile;
+  }
+});
+
+test('an open after a crash (no clean close of the text tree) reconciles before it resolves', async () => {
+  const dir = tempDir('atomic-texttree-crash-');
+  const first = await AtomWorkspace.open(dir, options);
+  await first.upsert(util('after_crash', 'x + 1'));
+  await first.close();
+  // As a killed process leaves it: the records without their closing line.
+  const records = join(dir, '.atomic', 'text-tree');
+  const closed = readFileSync(records, 'utf8');
+  assert.match(closed, /\n#closed\n$/, 'a clean close ends the records with #closed');
+  writeFileSync(records, closed.replace(/#closed\n$/, ''));
+  edit(dir, 'after_crash', 'x + 1', 'x + 7');
+  const ws = await AtomWorkspace.open(dir, options);
+  try {
+    assert.match(ws.atoms.get('after_crash')!.code, /x \+ 7/, 'the file was taken before the open resolved');
+  } finally {
+    await ws.close();
+  }
+});
