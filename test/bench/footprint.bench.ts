@@ -55,10 +55,12 @@ export default async function footprintBench(options: BenchOptions): Promise<Ben
       options.log(`-- ${size} atoms, ${build.label}`);
       // Each build measures a workspace it has opened before, as a user's is: this build's copy is
       // migrated and sealed (cached); the baseline's is opened once by the baseline server first
-      // (it writes the text tree, atoms/, on a first open).
+      // (it writes the text tree, atoms/, on a first open). Both are opened once by their own
+      // server before the measured open, so the text tree's records are that build's own (a copy
+      // has new inodes, and this build's records vouch for a file by its size, mtime and inode).
       const ws = build === builds[0] ? await prepareUpgraded(size, options.log) : await prepareSynthetic(size, options.log);
       try {
-        if (build !== builds[0]) await firstOpen(ws, build);
+        await firstOpen(ws, build);
         const before = await filesOf(ws.dir);
         if (build === builds[0]) disk.push({ atoms: size, ...before.row, target: verdictMiB(before.total, TARGETS[size]?.disk) });
         const result = await measure(ws, size, build, options);

@@ -100,7 +100,9 @@ export async function prepareUpgraded(count: number, progress: Progress = () => 
     progress(`  ready in ${(ms / 1000).toFixed(1)} s`);
   }
   const dir = tempDir(`atomic-bench-syn-${count}-`);
-  cpSync(cached, dir, { recursive: true, filter: (source) => source !== join(cached, 'ready.json') });
+  // Timestamps kept: a user's atom files are not all written a moment ago (the text tree trusts
+  // the size and mtime it recorded only for files whose mtime is settled, records.ts).
+  cpSync(cached, dir, { recursive: true, preserveTimestamps: true, filter: (source) => source !== join(cached, 'ready.json') });
   return { dir, set: generateAtoms(count, seed), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
