@@ -91,7 +91,12 @@ function servedItself(dir: string): void {
 }
 
 /** A process of this user that is alive and listens on nothing. */
+/**
+ * A process that only waits. Another user's is the system's `sleep`: that user may not be able to reach
+ * this Node binary (the tool cache, say, is a folder only its owner may enter).
+ */
 function idleChild(options: { uid?: number } = {}): ChildProcess {
+  if (options.uid !== undefined) return spawn('sleep', ['600'], { stdio: 'ignore', ...options });
   return spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore', ...options });
 }
 
