@@ -8,9 +8,9 @@
  */
 import type { App } from '@modelcontextprotocol/ext-apps';
 import { BundleMap, describeLocation } from '../../src/preview/bundleMap.js';
-import { makeFrameNonce } from '../../src/preview/csp.js';
-import { framePage, type PreludeReport } from '../../src/preview/page.js';
+import type { PreludeReport } from '../../src/preview/page.js';
 import type { BundleLocation } from '../../src/protocol/webviewMessages.js';
+import { mountBundleFrame } from '../shared/frame.js';
 import { $, connect, resultText, showCode } from './connect.mjs';
 
 const BUNDLE_URI = 'atoms://bundle';
@@ -69,14 +69,7 @@ function load(bundle: string): void {
   runs++;
   map = new BundleMap(bundle);
   problem.hidden = true;
-  frame?.remove();
-  frame = document.createElement('iframe');
-  frame.id = 'frame';
-  frame.title = 'The game: latest.js running';
-  // Scripts run, in an opaque origin: no access to this view, to the host or to the chat.
-  frame.setAttribute('sandbox', 'allow-scripts');
-  frame.srcdoc = framePage(null, bundle, makeFrameNonce());
-  stage.append(frame);
+  frame = mountBundleFrame(stage, frame, null, bundle, 'The game: latest.js running');
   const atoms = map.atoms.length;
   setState(bundle ? 'running' : 'empty', bundle ? `latest.js · ${atoms} atom${atoms === 1 ? '' : 's'} · run ${runs}` : 'No bundle yet.');
   addEntry('info', `— started (run ${runs}) —`, null);

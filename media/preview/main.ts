@@ -8,10 +8,10 @@
  * it can run its inline scripts and load nothing from any address.
  */
 import { BundleMap, describeLocation } from '../../src/preview/bundleMap.js';
-import { makeFrameNonce } from '../../src/preview/csp.js';
-import { framePage, type PreludeReport } from '../../src/preview/page.js';
+import type { PreludeReport } from '../../src/preview/page.js';
 import type { BundleLocation, HostToPreview, PreviewBuild, PreviewToHost } from '../../src/protocol/webviewMessages.js';
 import { isHostToPreview } from '../../src/protocol/webviewMessages.js';
+import { mountBundleFrame } from '../shared/frame.js';
 
 declare function acquireVsCodeApi(): { postMessage(message: PreviewToHost): void };
 const vscode = acquireVsCodeApi();
@@ -36,14 +36,7 @@ function load(bundle: string, page: string | null, build: PreviewBuild, gen: num
   generation = gen;
   map = new BundleMap(bundle);
   failure.hidden = true;
-  frame?.remove();
-  frame = document.createElement('iframe');
-  frame.id = 'frame';
-  frame.title = 'Preview of latest.js';
-  // Scripts run, but in an opaque origin: no access to this webview, its messages or VS Code.
-  frame.setAttribute('sandbox', 'allow-scripts');
-  frame.srcdoc = framePage(page, bundle, makeFrameNonce());
-  stage.append(frame);
+  frame = mountBundleFrame(stage, frame, page, bundle, 'Preview of latest.js');
   setState(bundle ? 'running' : 'empty', bundle ? `latest.js · ${build.atomCount} atoms · built ${time(build.createdAt)}` : 'No bundle yet: create an atom and the preview starts.');
   addEntry('info', `— reloaded: build of ${time(build.createdAt)} —`, null);
 }
