@@ -7,10 +7,10 @@
  * that atom's code (read_atoms through the host) with the line marked.
  */
 import type { App } from '@modelcontextprotocol/ext-apps';
-import { BundleMap, describeLocation } from '../../src/preview/bundleMap.js';
+import { BundleMap } from '../../src/preview/bundleMap.js';
 import type { PreludeReport } from '../../src/preview/page.js';
 import type { BundleLocation } from '../../src/protocol/webviewMessages.js';
-import { mountBundleFrame } from '../shared/frame.js';
+import { appendConsoleEntry, mountBundleFrame } from '../shared/frame.js';
 import { $, connect, resultText, showCode } from './connect.mjs';
 
 const BUNDLE_URI = 'atoms://bundle';
@@ -83,31 +83,12 @@ function showProblem(text: string): void {
 }
 
 function addEntry(level: string, text: string, location: BundleLocation | null): void {
-  const row = document.createElement('div');
-  row.className = `entry ${level}`;
-  const where = location ? describeLocation(location) : '';
-  if (where && location?.atom) {
-    const link = document.createElement('a');
-    link.href = '#';
-    link.textContent = where;
-    link.title = `Show the code of ${location.atom}`;
-    link.dataset.atom = location.atom;
-    link.dataset.line = String(location.atomLine ?? '');
-    const { atom, atomLine } = location;
-    link.addEventListener('click', (e) => {
-      e.preventDefault();
-      void readAtom(atom, atomLine);
-    });
-    row.append(link);
-  } else if (where) {
-    row.append(Object.assign(document.createElement('span'), { className: 'where', textContent: where }));
-  }
-  row.append(Object.assign(document.createElement('span'), { className: 'text', textContent: text }));
-  consoleList.append(row);
-  while (consoleList.childElementCount > MAX_ENTRIES) consoleList.firstElementChild?.remove();
+  appendConsoleEntry(consoleList, MAX_ENTRIES, level, text, location, {
+    title: (atom) => `Show the code of ${atom}`,
+    open: (atom, line) => void readAtom(atom, line),
+  });
   entries++;
   consoleCount.textContent = errors ? `${entries} (${errors} errors)` : String(entries);
-  consoleList.scrollTop = consoleList.scrollHeight;
 }
 
 async function readAtom(name: string, line: number | null): Promise<void> {

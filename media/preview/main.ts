@@ -7,11 +7,11 @@
  * The frame has its own Content-Security-Policy and nonce, fresh for every load (src/preview/csp.ts):
  * it can run its inline scripts and load nothing from any address.
  */
-import { BundleMap, describeLocation } from '../../src/preview/bundleMap.js';
+import { BundleMap } from '../../src/preview/bundleMap.js';
 import type { PreludeReport } from '../../src/preview/page.js';
 import type { BundleLocation, HostToPreview, PreviewBuild, PreviewToHost } from '../../src/protocol/webviewMessages.js';
 import { isHostToPreview } from '../../src/protocol/webviewMessages.js';
-import { mountBundleFrame } from '../shared/frame.js';
+import { appendConsoleEntry, mountBundleFrame } from '../shared/frame.js';
 
 declare function acquireVsCodeApi(): { postMessage(message: PreviewToHost): void };
 const vscode = acquireVsCodeApi();
@@ -69,29 +69,12 @@ function setState(status: string, text: string): void {
 }
 
 function addEntry(level: string, text: string, location: BundleLocation | null): void {
-  const row = document.createElement('div');
-  row.className = `entry ${level}`;
-  const where = location ? describeLocation(location) : '';
-  if (where && location?.atom) {
-    const link = document.createElement('a');
-    link.href = '#';
-    link.textContent = where;
-    link.title = `Open ${location.atom}`;
-    const atom = location.atom;
-    link.addEventListener('click', (e) => {
-      e.preventDefault();
-      post({ type: 'openAtom', name: atom, line: location.atomLine });
-    });
-    row.append(link);
-  } else if (where) {
-    row.append(Object.assign(document.createElement('span'), { className: 'where', textContent: where }));
-  }
-  row.append(Object.assign(document.createElement('span'), { className: 'text', textContent: text }));
-  consoleList.append(row);
-  while (consoleList.childElementCount > MAX_ENTRIES) consoleList.firstElementChild?.remove();
+  appendConsoleEntry(consoleList, MAX_ENTRIES, level, text, location, {
+    title: (atom) => `Open ${atom}`,
+    open: (atom, line) => post({ type: 'openAtom', name: atom, line }),
+  });
   entries++;
   consoleCount.textContent = errors ? `${entries} (${errors} errors)` : String(entries);
-  consoleList.scrollTop = consoleList.scrollHeight;
 }
 
 /** A report from the frame's prelude; anything else the frame sends is ignored. */
