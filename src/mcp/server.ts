@@ -78,6 +78,13 @@ export function createMcpServer({ workspace, log, sessions, tools = allTools }: 
     serverVersion: VERSION,
   };
   let level: LoggingLevel = 'info';
+  /**
+   * The writes this session asked for, in the order they arrived. A client may send its next
+   * request before the answer to the last (a pipelined stdio client, parallel tool calls): a call
+   * waits for the writes that arrived before it, so a search sent after an upsert finds the atom
+   * and two writes land in the order they were sent. Reads never wait for one another.
+   */
+  let writes: Promise<unknown> = Promise.resolve();
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
 
@@ -90,7 +97,10 @@ export function createMcpServer({ workspace, log, sessions, tools = allTools }: 
     const started = performance.now();
     try {
       const args = parseArguments(tool, raw);
-      const output = await tool.run(args, context);
+      const earlier = writes;
+      const running = earlier.then(() => tool.run(args, context));
+      if (!tool.annotations.readOnlyHint) writes = running.catch(() => {});
+      const output = await running;
       log.debug(`tool ${name} ok in ${(performance.now() - started).toFixed(1)} ms`);
       // The contract's text first and unchanged; links to the atoms it names after it (links.ts).
       const links = resourceLinks(name, args as Record<string, unknown>);
