@@ -101,9 +101,9 @@ export interface IndexProgress {
 
 export interface SearchIndexOptions {
   logger?: Logger;
-  /** Where the vectra index lives; defaults to `<atomicDir>/vectors`. */
+  /** Where earlier versions kept a vector index file (removed when found); defaults to `<atomicDir>/vectors`. */
   vectorsDir?: string;
-  /** Delay that coalesces vector index writes. */
+  /** Delay that coalesces commits to the in-memory vector index. */
   flushDelayMs?: number;
   /** Delay before atoms found unembedded at open are embedded (default 5 s); 0 starts at once. */
   backlogDelayMs?: number;
@@ -437,10 +437,7 @@ export class SearchIndex implements Disposable {
   }
 
   private async loadVectors(): Promise<void> {
-    const outcome = await this.vectors.open();
-    if (outcome !== 'loaded' && this.source.all().length > 0) {
-      this.log.info(`search: vector index ${outcome === 'created' ? 'missing' : 'unreadable'}; rebuilding it from the database`);
-    }
+    await this.vectors.open();
     await this.reconcileAll();
   }
 
@@ -464,12 +461,11 @@ export class SearchIndex implements Disposable {
       if (!row || !this.isCurrent(atom, row)) toEmbed.push(atom.name);
       else if (!this.isIndexed(atom, row)) toIndex.push({ atom, row });
     }
-    toIndex.forEach(({ atom, row }, i) => {
-      this.vectors.upsert(atom.name, row.vector, { type: atom.type, model: row.model, textHash: row.textHash });
-      if ((i + 1) % 500 === 0 || i + 1 === toIndex.length) {
-        this.progressEmitter.fire({ phase: 'indexing', done: i + 1, total: toIndex.length });
-      }
-    });
+    if (toIndex.length > 0) {
+      // By reference: the index and the store share each vector (vectorIndex.ts).
+      await this.vectors.fill(toIndex.map(({ atom, row }) => ({ name: atom.name, vector: row.vector, meta: { type: atom.type, model: row.model, textHash: row.textHash } })));
+      this.progressEmitter.fire({ phase: 'indexing', done: toIndex.length, total: toIndex.length });
+    }
     await this.vectors.flush();
     for (const name of toEmbed) void this.queue.request(name, false);
   }
@@ -510,7 +506,9 @@ export class SearchIndex implements Disposable {
     await this.source.putEmbeddings(rows);
     for (const row of rows) {
       const atom = this.source.get(row.name);
-      if (atom) this.vectors.upsert(row.name, row.vector, { type: atom.type, model: row.model, textHash: row.textHash });
+      // The store's copy (rounded as the database keeps it), so the index holds no vector of its own.
+      const vector = this.source.getEmbedding(row.name)?.vector ?? row.vector;
+      if (atom) this.vectors.upsert(row.name, vector, { type: atom.type, model: row.model, textHash: row.textHash });
     }
     this.providerFailure = undefined;
   }

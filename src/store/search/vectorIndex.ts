@@ -1,21 +1,23 @@
 /**
- * The vector half of search: a vectra LocalIndex in `.atomic/vectors/`, one item per atom
- * (id = atom name). It is a cache of the vectors kept in the database: anything missing,
- * stale or unreadable here is rebuilt from there.
+ * The vector half of search: a vectra LocalIndex, one item per atom (id = atom name), kept in
+ * memory over the vectors the store already holds.
  *
- * vectra rewrites the whole file on every save, so the file is binary (binaryCodec.ts: 10,000
- * atoms are ~20 MiB of float32 instead of ~48 MiB of JSON text), and writes are coalesced:
- * changes land in an in-memory overlay at once (queries see them immediately) and are saved in
- * one beginUpdate/endUpdate batch once edits pause, through crash-safe storage. Changes lost to a crash are only re-indexed from the
- * database at the next open, never re-embedded.
+ * Each vector is kept once. The store reads every atom's vector from its `embeddings` table at
+ * open (StoredEmbeddings); the index's items point at those same Float32Arrays instead of copying
+ * them, and nothing is written to disk: vectra runs on its in-memory VirtualFileStorage with a
+ * codec that keeps the index object as it is (HeldIndexCodec) rather than encoding it. Earlier
+ * versions kept a second copy in `.atomic/vectors/` (20 MiB of float32 at 10,000 atoms, rewritten
+ * whole after edits); that folder's files are removed when found.
+ *
+ * Filling at open is one pass over the store's vectors (`fill`); later changes land in an
+ * in-memory overlay at once (queries see them immediately) and are committed to vectra in one
+ * beginUpdate/endUpdate batch once edits pause.
  */
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { AtomType } from '../../atoms/model.js';
 import { cosine } from '../embeddings/provider.js';
-import { AtomicFileStorage } from './atomicStorage.js';
-import { BinaryIndexCodec } from './binaryCodec.js';
-import { LocalIndex, type MetadataFilter } from './vectra.js';
+import { LocalIndex, VirtualFileStorage, type DocumentCatalog, type IndexCodec, type IndexData, type MetadataFilter, type MetadataTypes } from './vectra.js';
 
 /** What each item carries besides its vector: enough to tell whether it is still current. */
 export interface VectorMeta {
@@ -31,39 +33,85 @@ export interface VectorHit {
   similarity: number;
 }
 
-/** How the index on disk was found when opened. */
-export type OpenOutcome = 'loaded' | 'created' | 'recreated';
+/** An atom's vector and what it was computed from; `vector` is kept by reference, never copied. */
+export interface VectorEntry {
+  name: string;
+  vector: Float32Array;
+  meta: VectorMeta;
+}
 
 interface Entry {
   vector: Float32Array | number[];
   meta: VectorMeta;
 }
 
-export const INDEX_FILE = 'index.bin';
-/** Where versions before the binary file kept the index; removed when found. */
-const LEGACY_INDEX_FILE = 'index.json';
+/** Files earlier versions kept in the vectors folder: a second copy of the database's vectors. */
+export const LEGACY_INDEX_FILES = ['index.bin', 'index.json', 'index.bin.tmp', 'index.json.tmp'];
+const INDEX_NAME = 'index.held';
+
+/**
+ * vectra's codec seam used to keep, not encode: a save hands over the index object itself (its
+ * items still pointing at the store's vectors), and a load gets that object back.
+ */
+class HeldIndexCodec implements IndexCodec {
+  readonly extension = '.held';
+  private held: IndexData | undefined;
+
+  hold(data: IndexData): void {
+    this.held = data;
+  }
+
+  serializeIndex(data: IndexData): Buffer {
+    this.held = data;
+    return Buffer.alloc(0);
+  }
+
+  deserializeIndex(): IndexData {
+    if (!this.held) throw new Error('no vector index is held in memory');
+    return this.held;
+  }
+
+  serializeCatalog(catalog: DocumentCatalog): Buffer {
+    return Buffer.from(JSON.stringify(catalog));
+  }
+
+  deserializeCatalog(buffer: Buffer): DocumentCatalog {
+    return JSON.parse(buffer.toString('utf8')) as DocumentCatalog;
+  }
+
+  serializeMetadata(metadata: Record<string, MetadataTypes>): Buffer {
+    return Buffer.from(JSON.stringify(metadata));
+  }
+
+  deserializeMetadata(buffer: Buffer): Record<string, MetadataTypes> {
+    return JSON.parse(buffer.toString('utf8')) as Record<string, MetadataTypes>;
+  }
+}
 
 export class VectorIndex {
+  private readonly codec = new HeldIndexCodec();
+  private readonly storage = new VirtualFileStorage();
   private index: LocalIndex<ItemMeta>;
   /** What the index holds, committed or not: name -> metadata. */
   private readonly known = new Map<string, VectorMeta>();
   /** Changes not yet in vectra's committed data: an entry to upsert, or null to delete. */
   private overlay = new Map<string, Entry | null>();
-  /** Whether the file has been loaded or created, so vectra can be asked about committed items. */
+  /** Whether vectra holds an index, so it can be asked about committed items. */
   private opened = false;
   private flushTimer: NodeJS.Timeout | undefined;
-  /** When the oldest unsaved change was made (0: none). */
+  /** When the oldest uncommitted change was made (0: none). */
   private dirtySince = 0;
   private flushing: Promise<void> = Promise.resolve();
-  /** Changes being written right now; still answered from memory until vectra commits them. */
+  /** Changes being committed right now; still answered from the overlay's copy until then. */
   private inFlight = new Map<string, Entry | null>();
 
   constructor(
-    readonly folder: string,
+    /** Where earlier versions kept the index file; only cleaned up now. */
+    readonly legacyFolder: string | undefined,
     private readonly options: {
-      /** Save once changes pause this long (default 5 s)... */
+      /** Commit once changes pause this long (default 200 ms)... */
       flushDelayMs?: number;
-      /** ...or once the oldest unsaved change is this old (default 30 s). */
+      /** ...or once the oldest uncommitted change is this old (default 2 s). */
       maxFlushDelayMs?: number;
       onError?: (err: Error) => void;
     } = {},
@@ -83,40 +131,42 @@ export class VectorIndex {
     return [...this.known.keys()];
   }
 
-  /** Loads the index; a missing or unreadable one is replaced by an empty one to be refilled. */
-  async open(): Promise<OpenOutcome> {
-    this.opened = false;
-    // The JSON index of earlier versions is not read: the index is a cache, refilled from the database.
-    await fsp.rm(join(this.folder, LEGACY_INDEX_FILE), { force: true });
-    const file = join(this.folder, INDEX_FILE);
-    const exists = await fsp.access(file).then(
-      () => true,
-      () => false,
-    );
-    if (exists) {
-      try {
-        const items = await this.index.listItems();
-        this.known.clear();
-        for (const item of items) {
-          const m = item.metadata;
-          if (typeof m?.model === 'string' && typeof m.textHash === 'string' && typeof m.type === 'string') {
-            this.known.set(item.id, { type: m.type as AtomType, model: m.model, textHash: m.textHash });
-          } else {
-            this.delete(item.id);
-          }
-        }
-        this.opened = true;
-        return 'loaded';
-      } catch {
-        await fsp.rm(file, { force: true });
-      }
+  /**
+   * Starts an empty index (the caller fills it from the store) and removes what earlier
+   * versions wrote to disk. Once open, it stays open: a reload reconciles, it does not reopen.
+   */
+  async open(): Promise<void> {
+    if (this.legacyFolder) {
+      const folder = this.legacyFolder;
+      // Best effort: a folder that cannot be cleaned (a file in its place, no permission) costs disk, not search.
+      await Promise.all(LEGACY_INDEX_FILES.map((f) => fsp.rm(join(folder, f), { force: true }).catch(() => {})));
+      await fsp.rmdir(folder).catch(() => {}); // only when empty: never someone else's files
     }
-    await fsp.mkdir(this.folder, { recursive: true });
-    this.index = this.newIndex();
+    if (this.opened) return;
     await this.index.createIndex({ version: 1, deleteIfExists: true });
-    this.known.clear();
     this.opened = true;
-    return exists ? 'recreated' : 'created';
+  }
+
+  /**
+   * Takes many vectors at once, by reference, in one pass (vectra's upsertItem looks each id up
+   * in a list: 10,000 of them one by one cost quadratic time). Entries replace committed items of
+   * the same name; pending changes stay newer.
+   */
+  fill(entries: readonly VectorEntry[]): Promise<void> {
+    if (!this.opened) return Promise.reject(new Error('open the vector index before filling it'));
+    for (const e of entries) if (!this.overlay.has(e.name) && !this.inFlight.has(e.name)) this.known.set(e.name, e.meta);
+    // In line with commits, so a commit in flight cannot hand vectra's older object back after it.
+    this.flushing = this.flushing.then(() => {
+      const current = this.codec.deserializeIndex();
+      const byName = new Map(current.items.map((item) => [item.id, item]));
+      for (const e of entries) {
+        byName.set(e.name, { id: e.name, metadata: { ...e.meta }, vector: e.vector as unknown as number[], norm: norm(e.vector) });
+      }
+      this.codec.hold({ ...current, items: [...byName.values()] });
+      // A fresh LocalIndex reads the held object on first use.
+      this.index = this.newIndex();
+    });
+    return this.flushing;
   }
 
   upsert(name: string, vector: Float32Array | number[], meta: VectorMeta): void {
@@ -137,7 +187,6 @@ export class VectorIndex {
     const inFlight = this.inFlight;
     const filter: MetadataFilter | undefined = type ? { type: { $eq: type } } : undefined;
     const extra = overlay.size + inFlight.size;
-    // Until open() succeeds only the pending changes are known (vectra throws on a missing file).
     const committed = this.opened ? await this.index.queryItems(Array.from(vector), '', limit + extra, filter) : [];
     const hits = new Map<string, number>();
     for (const r of committed) {
@@ -155,7 +204,7 @@ export class VectorIndex {
       .slice(0, limit);
   }
 
-  /** The stored vector of one atom, pending changes included. */
+  /** The vector of one atom, pending changes included. */
   async vector(name: string): Promise<ArrayLike<number> | undefined> {
     for (const pending of [this.overlay, this.inFlight]) {
       if (pending.has(name)) return pending.get(name)?.vector;
@@ -163,21 +212,23 @@ export class VectorIndex {
     return this.opened ? (await this.index.getItem(name))?.vector : undefined;
   }
 
-  /** Saves every pending change now (one file write). */
+  /** Commits every pending change to vectra now. */
   async flush(): Promise<void> {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     this.dirtySince = 0;
-    this.flushing = this.flushing.then(() => this.save());
+    this.flushing = this.flushing.then(() => this.commit());
     return this.flushing;
   }
 
   async dispose(): Promise<void> {
-    await this.flush().catch(() => {});
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    await this.flushing.catch(() => {});
   }
 
-  private async save(): Promise<void> {
-    if (this.overlay.size === 0) return;
+  private async commit(): Promise<void> {
+    if (this.overlay.size === 0 || !this.opened) return;
     this.inFlight = this.overlay;
     this.overlay = new Map();
     try {
@@ -185,7 +236,7 @@ export class VectorIndex {
       try {
         const deletions: string[] = [];
         for (const [name, entry] of this.inFlight) {
-          if (entry) await this.index.upsertItem({ id: name, vector: Float32Array.from(entry.vector) as unknown as number[], metadata: entry.meta as ItemMeta });
+          if (entry) await this.index.upsertItem({ id: name, vector: entry.vector as unknown as number[], metadata: { ...entry.meta } as ItemMeta });
           else deletions.push(name);
         }
         if (deletions.length > 0) await this.index.deleteItems(deletions);
@@ -207,8 +258,8 @@ export class VectorIndex {
   private scheduleFlush(): void {
     const now = Date.now();
     if (this.dirtySince === 0) this.dirtySince = now;
-    const idle = this.options.flushDelayMs ?? 5_000;
-    const deadline = this.dirtySince + (this.options.maxFlushDelayMs ?? 30_000);
+    const idle = this.options.flushDelayMs ?? 200;
+    const deadline = this.dirtySince + (this.options.maxFlushDelayMs ?? 2_000);
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = setTimeout(
       () => {
@@ -221,6 +272,13 @@ export class VectorIndex {
   }
 
   private newIndex(): LocalIndex<ItemMeta> {
-    return new LocalIndex<ItemMeta>(this.folder, INDEX_FILE, new AtomicFileStorage(), new BinaryIndexCodec());
+    return new LocalIndex<ItemMeta>('vectors', INDEX_NAME, this.storage, this.codec);
   }
+}
+
+/** vectra's norm of a vector (ItemSelector.normalize): its Euclidean length. */
+function norm(vector: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
+  return Math.sqrt(sum);
 }
