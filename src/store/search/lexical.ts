@@ -28,9 +28,35 @@ export interface RankedName {
  * its name's stemmed words, the identifiers its code uses (lowercase), its dependencies.
  */
 export interface AtomWords {
-  name: ReadonlySet<string>;
-  code: ReadonlySet<string>;
+  name: PackedWords;
+  code: PackedWords;
   dependencies: readonly string[];
+}
+
+/** What the second pass asks of a set of words. */
+export interface WordLookup {
+  has(word: string): boolean;
+}
+
+/**
+ * A few dozen words kept as one string (" a b c "): a Set per atom for its code identifiers and
+ * name words, with the keys to count them, took 25 MiB at 10,000 atoms; this takes about 3.
+ */
+export class PackedWords implements WordLookup, Iterable<string> {
+  private readonly packed: string;
+
+  constructor(words: Iterable<string>) {
+    const distinct = [...new Set(words)].filter((w) => w.length > 0 && !/\s/.test(w));
+    this.packed = distinct.length === 0 ? ' ' : ` ${distinct.join(' ')} `;
+  }
+
+  has(word: string): boolean {
+    return word.length > 0 && !/\s/.test(word) && this.packed.includes(` ${word} `);
+  }
+
+  *[Symbol.iterator](): Iterator<string> {
+    for (const w of this.packed.split(' ')) if (w.length > 0) yield w;
+  }
 }
 
 /** How much a match in each field counts; the name says most about what an atom does. */
@@ -43,7 +69,6 @@ const RELATED_WEIGHT = 0.35;
 export class LexicalIndex {
   /** How many atoms use each code identifier and name word (lowercase): rare ones say more. */
   private readonly frequency = new Map<string, number>();
-  private readonly keysOf = new Map<string, string[]>();
   private readonly wordsOf = new Map<string, AtomWords>();
   private readonly index = new MiniSearch<LexicalDoc>({
     idField: 'name',
@@ -74,12 +99,13 @@ export class LexicalIndex {
     if (this.index.has(atom.name)) this.index.replace(doc);
     else this.index.add(doc);
     this.uncount(atom.name);
-    const code = new Set(doc.identifiers.split(' ').filter((k) => k.length > 0).map((k) => k.toLowerCase()));
-    const name = new Set(terms(atom.name));
-    const keys = [...[...code].map((k) => `code:${k}`), ...[...name].map((t) => `name:${t}`)];
-    for (const k of keys) this.frequency.set(k, (this.frequency.get(k) ?? 0) + 1);
-    this.keysOf.set(atom.name, keys);
-    this.wordsOf.set(atom.name, { name, code, dependencies: [...atom.dependencies] });
+    const words: AtomWords = {
+      name: new PackedWords(terms(atom.name)),
+      code: new PackedWords(doc.identifiers.split(' ').map((k) => k.toLowerCase())),
+      dependencies: [...atom.dependencies],
+    };
+    for (const k of keysOf(words)) this.frequency.set(k, (this.frequency.get(k) ?? 0) + 1);
+    this.wordsOf.set(atom.name, words);
   }
 
   /** The atom's name words, code identifiers and dependencies, as last put. */
@@ -95,7 +121,6 @@ export class LexicalIndex {
   clear(): void {
     this.index.removeAll();
     this.frequency.clear();
-    this.keysOf.clear();
     this.wordsOf.clear();
   }
 
@@ -109,12 +134,13 @@ export class LexicalIndex {
   }
 
   private uncount(name: string): void {
-    for (const k of this.keysOf.get(name) ?? []) {
+    const words = this.wordsOf.get(name);
+    if (!words) return;
+    for (const k of keysOf(words)) {
       const n = (this.frequency.get(k) ?? 1) - 1;
       if (n <= 0) this.frequency.delete(k);
       else this.frequency.set(k, n);
     }
-    this.keysOf.delete(name);
     this.wordsOf.delete(name);
   }
 
@@ -151,6 +177,12 @@ export class LexicalIndex {
     const named = (h: { id: unknown; score: number }) => ({ name: String(h.id), score: h.score });
     return { own: own.map(named), related: related.map(named) };
   }
+}
+
+/** The keys an atom's words are counted under in `frequency`. */
+function* keysOf(words: AtomWords): Iterable<string> {
+  for (const k of words.code) yield `code:${k}`;
+  for (const t of words.name) yield `name:${t}`;
 }
 
 function toDoc(atom: Atom): LexicalDoc {

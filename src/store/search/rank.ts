@@ -19,7 +19,7 @@
  * Identifier-like queries (code tokens, or two words or fewer) weigh words, name and code more
  * and meaning less: the sentence encoder knows little about `imul`.
  */
-import type { AtomWords } from './lexical.js';
+import type { AtomWords, WordLookup } from './lexical.js';
 import { terms } from './words.js';
 
 export interface Candidate {
@@ -101,7 +101,7 @@ export function queryShape(query: string): QueryShape {
 }
 
 /** The query's words that are words of the name, weighted by rarity, as a share of all, 0..1. */
-export function nameOverlap(shape: QueryShape, name: string | ReadonlySet<string>, rarity: Rarity): number {
+export function nameOverlap(shape: QueryShape, name: string | WordLookup, rarity: Rarity): number {
   if (shape.terms.length === 0) return 0;
   const own = typeof name === 'string' ? new Set(terms(name)) : name;
   let found = 0;
@@ -115,16 +115,16 @@ export function nameOverlap(shape: QueryShape, name: string | ReadonlySet<string
 }
 
 /** Whether the name holds a word the query rules out. */
-export function namesUnwanted(shape: QueryShape, name: string | ReadonlySet<string>): boolean {
+export function namesUnwanted(shape: QueryShape, name: string | WordLookup): boolean {
   if (shape.unwanted.length === 0) return false;
   const own = typeof name === 'string' ? new Set(terms(name)) : name;
   return shape.unwanted.some((t) => own.has(t) && !shape.terms.includes(t));
 }
 
 /** The query's code tokens the code uses as whole identifiers (any case), weighted by rarity, 0..1. */
-export function codeOverlap(shape: QueryShape, code: string | ReadonlySet<string>, rarity: Rarity): number {
+export function codeOverlap(shape: QueryShape, code: string | WordLookup, rarity: Rarity): number {
   if (shape.codeTokens.length === 0) return 0;
-  let used: ReadonlySet<string>;
+  let used: WordLookup;
   if (typeof code === 'string') {
     const found = new Set<string>();
     for (const m of code.matchAll(/[A-Za-z_$][\w$]*/g)) found.add(m[0].toLowerCase());
