@@ -5,12 +5,7 @@
  * rank.ts's evaluationHooks hands the cosine to scoreCandidates. Variants are chosen on the
  * tuned halves; the held-out halves are printed beside them.
  *
- *   TUNE_POOLED=1 node --import tsx test/eval/search-desc.ts [sweep|grid|weight|prose|main|shipped]
- *
- * sweep: which description text, which queries; grid: with the related words' and lexical weights;
- * weight: the description weight alone; prose: the sentence weights around it; main: what the
- * main vector embeds (embeddingText's alternatives, with and without the description vector);
- * shipped: the product beside the product with the description evidence it awaits.
+ *   TUNE_POOLED=1 node --import tsx test/eval/search-desc.ts
  */
 import type { Atom } from '../../src/atoms/model.js';
 import { embeddingText } from '../../src/atoms/signature.js';
@@ -122,12 +117,6 @@ async function main(): Promise<void> {
     variants.push(variant('desc', 'prose', 0.7, { proseMeaning: 0.35 }), variant('name+desc', 'prose', 0.7, { proseMeaning: 0.35 }));
   }
   if (only === 'shipped') variants.push(variant('desc', 'prose', saved.prose.description));
-  if (only === 'prose') {
-    variants.push(variant('desc', 'prose', saved.prose.description));
-    for (const meaning of [0.5, 0.7, 0.9])
-      for (const lexical of [0.3, 0.45])
-        for (const name of [0.05, 0.2]) variants.push(variant('desc', 'prose', saved.prose.description, { prose: { meaning, lexical, name } }));
-  }
   if (only === 'weight') for (const w of [0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6]) variants.push(variant('desc', 'prose', w));
   if (only === 'grid') {
     for (const w of [0, 0.2, 0.35, 0.5])
