@@ -19,7 +19,7 @@ import { MemorySource } from '../fixtures/search-source.js';
 import { EVAL_ATOMS, EVAL_SETS } from './search.eval.js';
 
 /** Embeds each text once (the eval's 233 queries overflow the index's own query cache). */
-export class MemoProvider implements EmbeddingProvider {
+class MemoProvider implements EmbeddingProvider {
   readonly modelId: string;
   readonly dimensions: number;
   private readonly memo = new Map<string, Float32Array>();
@@ -34,10 +34,6 @@ export class MemoProvider implements EmbeddingProvider {
       missing.forEach((t, i) => this.memo.set(t, vs[i]!));
     }
     return texts.map((t) => this.memo.get(t)!);
-  }
-  /** A text's vector if it was embedded already (the index embeds the query before ranking). */
-  peek(text: string): Float32Array | undefined {
-    return this.memo.get(text);
   }
   dispose(): Promise<void> {
     return Promise.resolve();
@@ -58,25 +54,21 @@ export async function run(variants: Array<{ name: string; setup?: () => void; te
       try {
         await index.whenIdle();
         const row: Row = { variant: v.name };
-        const pooled = new Map<string, number[]>();
-        for (const { set, tuned, queries } of EVAL_SETS) {
+        for (const { set, queries } of EVAL_SETS) {
           const byKind = new Map<string, number[]>();
           for (const q of queries) {
             const { hits } = await index.search(q.query, { limit: 20 });
             const idx = hits.findIndex((h) => q.relevant.includes(h.atom.name));
             const r = idx < 0 ? Infinity : idx + 1;
             byKind.set(q.kind, [...(byKind.get(q.kind) ?? []), r]);
-            const key = `${tuned ? 'T' : 'HO'} ${q.kind.slice(0, 5)}`;
-            pooled.set(key, [...(pooled.get(key) ?? []), r]);
-            const all = `${tuned ? 'T' : 'HO'} all`;
-            pooled.set(all, [...(pooled.get(all) ?? []), r]);
           }
           for (const [kind, ranks] of byKind) {
-            row[`${set.replace('held-out', 'HO')} ${kind.slice(0, 5)}`] = summary(ranks);
+            const r1 = ranks.filter((r) => r <= 1).length / ranks.length;
+            const r5 = ranks.filter((r) => r <= 5).length / ranks.length;
+            row[`${set.replace('held-out', 'HO')} ${kind.slice(0, 5)}`] = `${r1.toFixed(2)}/${r5.toFixed(2)}`;
           }
         }
-        // TUNE_POOLED=1: the game and app sets pooled per half and kind (a narrower table).
-        table.push(process.env.TUNE_POOLED ? { variant: v.name, ...Object.fromEntries([...pooled].sort().map(([k, r]) => [k, summary(r)])) } : row);
+        table.push(row);
       } finally {
         v.teardown?.();
         await index.close();
@@ -87,13 +79,6 @@ export async function run(variants: Array<{ name: string; setup?: () => void; te
     await inner.dispose();
   }
   console.table(table);
-}
-
-/** r@1/r@5 of a list of ranks. */
-function summary(ranks: number[]): string {
-  const r1 = ranks.filter((r) => r <= 1).length / ranks.length;
-  const r5 = ranks.filter((r) => r <= 5).length / ranks.length;
-  return `${r1.toFixed(2)}/${r5.toFixed(2)}`;
 }
 
 if (require.main === module) {

@@ -11,7 +11,6 @@
  * - related words (vocabulary.ts), relative likewise, counting little: they widen what is found
  *   more than they reorder it;
  * - meaning: cosine of query and atom, relative to the best candidate's;
- * - description (sentence queries only): cosine of query and the description alone, likewise;
  * - name: the share of the query's words that are words of the atom's name;
  * - code: the share of the query's code-like tokens (`setItem`, `Math.hypot`, `is_key_down`) that
  *   the atom's code uses verbatim.
@@ -30,13 +29,6 @@ export interface Candidate {
   related: number;
   /** Cosine of query and atom, or null when the atom has no vector (yet). */
   cosine: number | null;
-  /**
-   * Cosine of the query and a vector of the atom's description alone (its `description`
-   * embedded by itself, no name, signature or code), for sentence queries only; absent when not
-   * computed, null when the atom has no such vector. The main vector mixes in the code, which
-   * blurs what a sentence query compares with.
-   */
-  descCosine?: number | null;
   /** The atom's code, for the code-token evidence (its identifiers, when `words` is not given). */
   code: string;
   /** The atom's words as the full-text index keeps them (no code is read per query). */
@@ -63,8 +55,6 @@ interface Weights {
   lexical: number;
   related: number;
   meaning: number;
-  /** Cosine with the description-only vector, relative to the best candidate's. */
-  description: number;
   name: number;
   code: number;
   /** Taken off when the name holds a word the query rules out. */
@@ -78,8 +68,8 @@ interface Weights {
 
 /** Chosen on the tuned halves of npm run eval:search (see the README's search section). */
 export const WEIGHTS: { prose: Weights; identifier: Weights } = {
-  prose: { lexical: 0.3, related: 0.25, meaning: 0.7, description: 0.45, name: 0.05, code: 0, unwanted: 0.3, dependency: 0 },
-  identifier: { lexical: 0.15, related: 0.3, meaning: 0.15, description: 0, name: 0.5, code: 0.3, unwanted: 0.3, dependency: 0.05 },
+  prose: { lexical: 0.3, related: 0.25, meaning: 0.7, name: 0.05, code: 0, unwanted: 0.3, dependency: 0 },
+  identifier: { lexical: 0.15, related: 0.3, meaning: 0.15, name: 0.5, code: 0.3, unwanted: 0.3, dependency: 0.05 },
 };
 
 /** A token is written like code when it has a dot, an underscore, a camelCase hump or parentheses. */
@@ -140,29 +130,18 @@ export function codeOverlap(shape: QueryShape, code: string | WordLookup, rarity
   return found / all;
 }
 
-/** For the evaluation only (test/eval): evidence the index does not compute yet. */
-export const evaluationHooks: { descCosine?: (shape: QueryShape, name: string) => number | null } = {};
-
 /**
  * Each candidate's score, 0..1: a weighted sum of evidence that is itself 0..1, so the number
  * shown is on a fixed scale and follows the order exactly.
  */
 export function scoreCandidates(shape: QueryShape, candidates: readonly Candidate[], rarity: Rarity): Map<string, number> {
+  const w = shape.identifierLike ? WEIGHTS.identifier : WEIGHTS.prose;
+  const total = w.lexical + w.related + w.meaning + w.name + w.code + w.dependency;
+  let best = 0;
+  for (const c of candidates) if (c.cosine !== null && c.cosine > best) best = c.cosine;
+  const scores = new Map<string, number>();
   const named = new Map<string, number>();
   for (const c of candidates) named.set(c.name, nameOverlap(shape, c.words?.name ?? c.name, rarity));
-  const w = shape.identifierLike ? WEIGHTS.identifier : WEIGHTS.prose;
-  const descOf = (c: Candidate): number | null => c.descCosine ?? evaluationHooks.descCosine?.(shape, c.name) ?? null;
-  let best = 0;
-  let bestDesc = 0;
-  for (const c of candidates) {
-    if (c.cosine !== null && c.cosine > best) best = c.cosine;
-    const d = descOf(c);
-    if (d !== null && d > bestDesc) bestDesc = d;
-  }
-  // Without description vectors the scale stays that of the other evidence.
-  const wDesc = bestDesc > 0 ? w.description : 0;
-  const total = w.lexical + w.related + w.meaning + wDesc + w.name + w.code + w.dependency;
-  const scores = new Map<string, number>();
   // Atoms that a candidate matching the query by name depends on: "lerp" means `math_lerp`, which
   // `color_lerp` calls, more than `color_lerp`.
   const calledByNamed = new Set<string>();
@@ -172,13 +151,10 @@ export function scoreCandidates(shape: QueryShape, candidates: readonly Candidat
   for (const c of candidates) {
     const meaning = c.cosine !== null && best > 0 ? Math.max(0, c.cosine) / best : 0;
     const nameWords = c.words?.name;
-    const d = wDesc > 0 ? descOf(c) : null;
-    const description = d !== null ? Math.max(0, d) / bestDesc : 0;
     const score =
       w.lexical * c.lexical +
       w.related * c.related +
       w.meaning * meaning +
-      wDesc * description +
       w.name * named.get(c.name)! +
       w.code * codeOverlap(shape, c.words?.code ?? c.code, rarity) -
       (namesUnwanted(shape, nameWords ?? c.name) ? w.unwanted : 0) +
