@@ -72,19 +72,30 @@ async function main(argv: string[]): Promise<number> {
   // A server.json that is not provably that server's is reported and ignored (see inspectServerInfo).
   if (values.stdio && !values['bench-tools'] && (await bridgeIfServed(dir, log, tools))) return 0;
 
-  let workspace: AtomWorkspace;
-  try {
-    workspace = await AtomWorkspace.open(dir, { log, textTree: { folder: values['atoms-folder'] } });
-  } catch (err) {
-    if (err instanceof WorkspaceLockedError) return fail(err.message);
-    if (err instanceof AtomError) return fail(err.message);
+  const opening = AtomWorkspace.open(dir, { log, textTree: { folder: values['atoms-folder'] } });
+  const refused = (err: unknown): number => {
+    if (err instanceof WorkspaceLockedError || err instanceof AtomError) return fail(err.message);
     throw err;
-  }
+  };
 
   if (values.stdio) {
-    await serveStdio(workspace, log, tools);
+    // The client gets its tools while a large workspace still opens; calls wait for the open.
+    await serveStdio(opening, log, tools);
+    let workspace: AtomWorkspace;
+    try {
+      workspace = await opening;
+    } catch (err) {
+      return refused(err);
+    }
     await workspace.close();
     return 0;
+  }
+
+  let workspace: AtomWorkspace;
+  try {
+    workspace = await opening;
+  } catch (err) {
+    return refused(err);
   }
 
   let host: McpHttpHost;

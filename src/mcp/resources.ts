@@ -32,7 +32,7 @@ export function atomUri(name: string): string {
   return `${ATOM_PREFIX}${name}`;
 }
 
-export function registerResources(server: Server, workspace: AtomWorkspace): Disposable {
+export function registerResources(server: Server, opening: Promise<AtomWorkspace>): Disposable {
   const subscriptions = new Set<string>();
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
@@ -70,6 +70,7 @@ export function registerResources(server: Server, workspace: AtomWorkspace): Dis
     const uri = request.params.uri;
     // The MCP Apps' pages (apps.ts), read by the hosts that render a tool's app.
     if (isAppUri(uri)) return readApp(uri);
+    const workspace = await opening;
     if (uri === STRUCTURE_URI) {
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(workspace.atoms.all().map(toStructure), null, 2) }] };
     }
@@ -100,6 +101,7 @@ export function registerResources(server: Server, workspace: AtomWorkspace): Dis
       return { completion: { values: [], total: 0, hasMore: false } };
     }
     const prefix = argument.value;
+    const workspace = await opening;
     const matches = workspace.atoms.all().filter((a) => a.name.startsWith(prefix)).map((a) => a.name);
     return { completion: { values: matches.slice(0, MAX_COMPLETIONS), total: matches.length, hasMore: matches.length > MAX_COMPLETIONS } };
   });
@@ -116,21 +118,31 @@ export function registerResources(server: Server, workspace: AtomWorkspace): Dis
   const updated = (uri: string) => {
     if (subscriptions.has(uri)) server.sendResourceUpdated({ uri }).catch(() => {});
   };
-  const onChange = workspace.onDidChange((change) => {
-    if (change.kind === 'reload') {
-      for (const uri of subscriptions) updated(uri);
-      server.sendResourceListChanged().catch(() => {});
-      return;
-    }
-    updated(atomUri(change.atom.name));
-    updated(STRUCTURE_URI);
-    if (change.kind === 'delete' || !change.previous) server.sendResourceListChanged().catch(() => {});
-  });
-  const onBuild = workspace.builder.onDidBuild(() => updated(BUNDLE_URI));
+  let disposed = false;
+  const listeners: Disposable[] = [];
+  opening.then(
+    (workspace) => {
+      if (disposed) return;
+      listeners.push(
+        workspace.onDidChange((change) => {
+          if (change.kind === 'reload') {
+            for (const uri of subscriptions) updated(uri);
+            server.sendResourceListChanged().catch(() => {});
+            return;
+          }
+          updated(atomUri(change.atom.name));
+          updated(STRUCTURE_URI);
+          if (change.kind === 'delete' || !change.previous) server.sendResourceListChanged().catch(() => {});
+        }),
+        workspace.builder.onDidBuild(() => updated(BUNDLE_URI)),
+      );
+    },
+    () => {},
+  );
   return {
     dispose() {
-      onChange.dispose();
-      onBuild.dispose();
+      disposed = true;
+      for (const l of listeners.splice(0)) l.dispose();
       subscriptions.clear();
     },
   };

@@ -55,8 +55,15 @@ export class SessionRegistry {
   }
 }
 
+/**
+ * The workspace a server serves, or its opening: a server may answer initialize and tools/list
+ * while a large workspace still opens (the tools do not depend on it); every call that reads or
+ * writes atoms waits for it.
+ */
+export type WorkspaceOpening = AtomWorkspace | Promise<AtomWorkspace>;
+
 export interface ServerDeps {
-  workspace: AtomWorkspace;
+  workspace: WorkspaceOpening;
   log: Logger;
   sessions: SessionRegistry;
   tools?: ToolDefinition[];
@@ -72,11 +79,12 @@ export function createMcpServer({ workspace, log, sessions, tools = allTools }: 
   );
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listed = tools.map(describeTool);
-  const context: ToolContext = {
-    workspace,
-    connectedClients: () => sessions.size,
-    serverVersion: VERSION,
-  };
+  // A workspace that fails to open: each call says why; the transport's owner decides what else to do.
+  const opening = Promise.resolve(workspace).catch((err: Error) => {
+    throw err instanceof AtomError ? err : new AtomError('storage', `The workspace could not be opened: ${err.message}`);
+  });
+  opening.catch(() => {});
+  const contextOf = (ws: AtomWorkspace): ToolContext => ({ workspace: ws, connectedClients: () => sessions.size, serverVersion: VERSION });
   let level: LoggingLevel = 'info';
   /**
    * The writes this session asked for, in the order they arrived. A client may send its next
@@ -98,7 +106,7 @@ export function createMcpServer({ workspace, log, sessions, tools = allTools }: 
     try {
       const args = parseArguments(tool, raw);
       const earlier = writes;
-      const running = earlier.then(() => tool.run(args, context));
+      const running = earlier.then(async () => tool.run(args, contextOf(await opening)));
       if (!tool.annotations.readOnlyHint) writes = running.catch(() => {});
       const output = await running;
       log.debug(`tool ${name} ok in ${(performance.now() - started).toFixed(1)} ms`);
@@ -126,7 +134,7 @@ export function createMcpServer({ workspace, log, sessions, tools = allTools }: 
     return {};
   });
 
-  const resources = registerResources(server, workspace);
+  const resources = registerResources(server, opening);
   sessions.add(server);
   server.onclose = () => {
     resources.dispose();

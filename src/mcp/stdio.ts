@@ -1,8 +1,7 @@
 /** MCP over stdin/stdout for one client. stdout carries protocol messages only. */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Logger } from '../util/log.js';
-import type { AtomWorkspace } from '../workspace.js';
-import { createMcpServer, SessionRegistry } from './server.js';
+import { createMcpServer, SessionRegistry, type WorkspaceOpening } from './server.js';
 import type { ToolDefinition } from './tool.js';
 import { allTools } from './tools/index.js';
 
@@ -13,8 +12,11 @@ const DRAIN_MS = 30_000;
  * Serves until the client closes stdin; resolves then, once every request already received has
  * been answered (a client may write its last request and close stdin at once: its answer must
  * still be written). `tools` defaults to every product tool.
+ *
+ * `workspace` may still be opening: initialize and tools/list are answered at once, tool calls
+ * wait for it. Should it fail to open, the server stops (the caller reports why).
  */
-export async function serveStdio(workspace: AtomWorkspace, log: Logger, tools: ToolDefinition[] = allTools): Promise<void> {
+export async function serveStdio(workspace: WorkspaceOpening, log: Logger, tools: ToolDefinition[] = allTools): Promise<void> {
   const sessions = new SessionRegistry();
   const server = createMcpServer({ workspace, log, sessions, tools });
   const transport = new StdioServerTransport();
@@ -27,6 +29,7 @@ export async function serveStdio(workspace: AtomWorkspace, log: Logger, tools: T
     process.stdin.once('end', () => resolve());
   });
   await server.connect(transport);
+  Promise.resolve(workspace).catch(() => void transport.close());
   const inFlight = trackRequests(transport);
   log.info('mcp: serving on stdio');
   await closed;
