@@ -11,7 +11,7 @@ import { serveStdio } from './mcp/stdio.js';
 import { benchTools } from './mcp/tools/bench.js';
 import { allTools } from './mcp/tools/index.js';
 import { WorkspaceLockedError } from './store/lock.js';
-import { stderrLogger, type LogLevel } from './util/log.js';
+import { stderrLogger, type Logger, type LogLevel } from './util/log.js';
 import { VERSION } from './version.js';
 import { AtomWorkspace } from './workspace.js';
 
@@ -80,7 +80,9 @@ async function main(argv: string[]): Promise<number> {
 
   if (values.stdio) {
     // The client gets its tools while a large workspace still opens; calls wait for the open.
-    await serveStdio(opening, log, tools);
+    // A client ends a stdio server by closing stdin, then SIGTERM: either way it closes cleanly
+    // (a clean close lets the next open skip the text tree's full comparison).
+    await serveStdio(opening, log, tools, stopSignal(log));
     let workspace: AtomWorkspace;
     try {
       workspace = await opening;
@@ -108,17 +110,23 @@ async function main(argv: string[]): Promise<number> {
   }
   process.stdout.write(`Atomic Coding MCP server listening on ${host.url}\n`);
   log.info(`workspace ${dir}: ${workspace.atoms.size} atoms; token and address in ${workspace.atoms.atomicDir}/server.json`);
-  await new Promise<void>((done) => {
+  await stopSignal(log);
+  await host.close();
+  await workspace.close();
+  return 0;
+}
+
+/** Settles at the first SIGINT or SIGTERM; a second one ends the process at once. */
+function stopSignal(log: Logger): Promise<void> {
+  return new Promise<void>((done) => {
     const stop = (signal: string) => {
       log.info(`${signal}: shutting down`);
+      process.once(signal, () => process.exit(1));
       done();
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
-  await host.close();
-  await workspace.close();
-  return 0;
 }
 
 function fail(message: string): number {

@@ -16,7 +16,13 @@ const DRAIN_MS = 30_000;
  * `workspace` may still be opening: initialize and tools/list are answered at once, tool calls
  * wait for it. Should it fail to open, the server stops (the caller reports why).
  */
-export async function serveStdio(workspace: WorkspaceOpening, log: Logger, tools: ToolDefinition[] = allTools): Promise<void> {
+export async function serveStdio(
+  workspace: WorkspaceOpening,
+  log: Logger,
+  tools: ToolDefinition[] = allTools,
+  /** Stops serving as a closed stdin does (a SIGTERM: the client's way to end a stdio server). */
+  until?: Promise<void>,
+): Promise<void> {
   const sessions = new SessionRegistry();
   const server = createMcpServer({ workspace, log, sessions, tools });
   const transport = new StdioServerTransport();
@@ -27,6 +33,7 @@ export async function serveStdio(workspace: WorkspaceOpening, log: Logger, tools
       resolve();
     };
     process.stdin.once('end', () => resolve());
+    void until?.then(resolve);
   });
   await server.connect(transport);
   Promise.resolve(workspace).catch(() => void transport.close());
