@@ -111,10 +111,17 @@ function footprintSizes(options: { quick: boolean }): number[] {
   return options.quick ? [1000] : [1000, 10_000, 50_000];
 }
 
-/** Starts `build`'s server on the workspace, waits for its tools/list answer and stops it. */
+/**
+ * Starts `build`'s server on the workspace, waits for its first tool answer (the open done: a
+ * server may list its tools before) and stops it, so the measured open is a second, clean one.
+ */
 async function firstOpen(ws: PreparedWorkspace, build: Build): Promise<void> {
   const server = await connectStdio(process.execPath, [build.cli, 'serve', '--stdio', '--log-level', 'warn', '--workspace', ws.dir], {});
-  await server.close();
+  try {
+    await timedCall(server.client, 'get_status', {});
+  } finally {
+    await server.close();
+  }
 }
 
 async function measure(ws: PreparedWorkspace, size: number, build: Build, options: BenchOptions) {
