@@ -12,7 +12,9 @@ export class AtomModel {
   private readonly atoms = new Map<string, Atom>();
   private edgeCount = 0;
   private readonly typeCount = new Map<AtomType, number>();
-  /** The same map until an atom changes, so callers can cache what they derive from it. */
+  /** Every atom's dependency list, kept up to date as atoms change (never rebuilt per write). */
+  private readonly lists = new Map<string, readonly string[]>();
+  /** The view handed out: the same object until an atom changes, so callers can cache what they derive from it. */
   private dependencyMapCache: DependencyMap | undefined;
 
   /** Every atom, sorted by name. */
@@ -41,12 +43,12 @@ export class AtomModel {
     return Object.fromEntries(ATOM_TYPES.map((t) => [t, this.typeCount.get(t) ?? 0])) as Record<AtomType, number>;
   }
 
+  /**
+   * Every atom's dependencies. A read-only view of the live lists: read it before the next
+   * change (copy it to keep it longer); a change hands out a new view.
+   */
   dependencyMap(): DependencyMap {
-    if (!this.dependencyMapCache) {
-      const map = new Map<string, readonly string[]>();
-      for (const atom of this.atoms.values()) map.set(atom.name, atom.dependencies);
-      this.dependencyMapCache = map;
-    }
+    this.dependencyMapCache ??= new ReadonlyMapView(this.lists);
     return this.dependencyMapCache;
   }
 
@@ -61,10 +63,12 @@ export class AtomModel {
   replace(sorted: readonly Atom[]): void {
     this.dependencyMapCache = undefined;
     this.atoms.clear();
+    this.lists.clear();
     this.typeCount.clear();
     this.edgeCount = 0;
     for (const atom of sorted) {
       this.atoms.set(atom.name, atom);
+      this.lists.set(atom.name, atom.dependencies);
       this.countType(atom.type, 1);
       this.edgeCount += atom.dependencies.length;
     }
@@ -85,12 +89,14 @@ export class AtomModel {
         this.countType(op.atom.type, 1);
         inserted ||= !previous;
         this.atoms.set(op.atom.name, op.atom);
+        this.lists.set(op.atom.name, op.atom.dependencies);
       } else if (op.op === 'del') {
         this.dependencyMapCache = undefined;
         const gone = this.atoms.get(op.name);
         this.edgeCount -= gone?.dependencies.length ?? 0;
         if (gone) this.countType(gone.type, -1);
         this.atoms.delete(op.name);
+        this.lists.delete(op.name);
       }
     }
     if (inserted) this.sortAfterInsert();
@@ -105,5 +111,34 @@ export class AtomModel {
 
   private countType(type: AtomType, delta: number): void {
     this.typeCount.set(type, (this.typeCount.get(type) ?? 0) + delta);
+  }
+}
+
+/** A map seen read-only: no copy, no way to change it through the view. */
+class ReadonlyMapView<K, V> implements ReadonlyMap<K, V> {
+  constructor(private readonly map: ReadonlyMap<K, V>) {}
+  get size(): number {
+    return this.map.size;
+  }
+  get(key: K): V | undefined {
+    return this.map.get(key);
+  }
+  has(key: K): boolean {
+    return this.map.has(key);
+  }
+  forEach(callback: (value: V, key: K, map: ReadonlyMap<K, V>) => void, thisArg?: unknown): void {
+    this.map.forEach((value, key) => callback.call(thisArg, value, key, this));
+  }
+  keys(): MapIterator<K> {
+    return this.map.keys();
+  }
+  values(): MapIterator<V> {
+    return this.map.values();
+  }
+  entries(): MapIterator<[K, V]> {
+    return this.map.entries();
+  }
+  [Symbol.iterator](): MapIterator<[K, V]> {
+    return this.map.entries();
   }
 }
