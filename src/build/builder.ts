@@ -24,7 +24,7 @@ import { IncrementalBundler } from './bundler.js';
 import { MissingCallCheck, missingCallsMessage } from './missingCalls.js';
 
 /** What the builder needs of the store: the atoms, their changes, and the build records. */
-export type BuildSource = Pick<AtomStore, 'workspaceDir' | 'all' | 'onDidChange' | 'recordBuild' | 'deletedAtoms'>;
+export type BuildSource = Pick<AtomStore, 'workspaceDir' | 'all' | 'get' | 'size' | 'onDidChange' | 'recordBuild' | 'deletedAtoms'>;
 
 export class Builder {
   private running: Promise<BuildRecord> | undefined;
@@ -209,7 +209,7 @@ export class Builder {
       // Before bundling: a refused path writes nothing and says so, whatever the atoms are.
       target = this.checkOutputPath();
       refuseToReplaceNonBundle(target);
-      const bundle = this.bundler.bundle(atoms);
+      const bundle = this.bundler.bundle(this.store);
       // Before writing: a bundle calling a deleted atom is not a success (missingCalls.ts).
       let live: Set<string> | undefined;
       const missing = this.missingCalls.find(atoms, this.deletedNames(), (name) => (live ??= new Set(bundle.order)).has(name));

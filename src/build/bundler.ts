@@ -97,10 +97,23 @@ export interface BundleBytes {
  * The order is kept up to date without sorting again when an atom is added or removed (see
  * `noteAdded`); a changed dependency list sorts again (`invalidateOrder`).
  */
+/** Where a build reads the atoms from: the store itself, so a build copies no map of them. */
+export interface AtomLookup {
+  readonly size: number;
+  get(name: string): Atom | undefined;
+  all(): readonly Atom[];
+}
+
 export class IncrementalBundler {
   private readonly chunks = new WeakMap<Atom, Buffer>();
   /** Dependencies first, ties by name; undefined: sort at the next build. */
   private order: string[] | undefined;
+  /**
+   * The atom each position of `order` was bundled from, and its bytes: a build compares objects
+   * (the store replaces an atom's object on every change) instead of looking each up again.
+   * Emptied whenever the order changes.
+   */
+  private laid: { atoms: Atom[]; bytes: Buffer[] } = { atoms: [], bytes: [] };
   /** The header lines after the date and the Boot lines, for `order`; undefined: render again. */
   private rendered: { entry: string | null; orderLine: Buffer; boot: Buffer } | undefined;
 
@@ -108,6 +121,7 @@ export class IncrementalBundler {
   invalidateOrder(): void {
     this.order = undefined;
     this.rendered = undefined;
+    this.laid = { atoms: [], bytes: [] };
   }
 
   /**
@@ -135,6 +149,7 @@ export class IncrementalBundler {
     }
     order.splice(at, 0, atom.name);
     this.rendered = undefined;
+    this.laid = { atoms: [], bytes: [] };
   }
 
   /** An atom removed that nothing depended on: the others keep their sequence (as above). */
@@ -143,6 +158,7 @@ export class IncrementalBundler {
     if (at < 0) return this.invalidateOrder();
     this.order!.splice(at, 1);
     this.rendered = undefined;
+    this.laid = { atoms: [], bytes: [] };
   }
 
   /** An atom's type changed: the order stands, the entry point may move. */
@@ -150,16 +166,22 @@ export class IncrementalBundler {
     this.rendered = undefined;
   }
 
-  bundle(atomList: readonly Atom[], generatedAt: Date = new Date()): BundleBytes {
-    const atoms = new Map(atomList.map((a) => [a.name, a]));
+  /**
+   * The bundle of `source`'s atoms (a list, or the store itself: then nothing is copied, and a
+   * build after an edit of code costs a comparison per atom, not a lookup table of them all).
+   */
+  bundle(source: readonly Atom[] | AtomLookup, generatedAt: Date = new Date()): BundleBytes {
+    const atoms: AtomLookup = isLookup(source) ? source : lookupOf(source);
     // A change not announced (or announced out of step) is caught here: sort again.
-    if (!this.order || this.order.length !== atoms.size || this.order.some((n) => !atoms.has(n))) {
-      this.order = layoutOf(atoms).order;
-      this.rendered = undefined;
+    if (!this.order || this.order.length !== atoms.size) this.layOut(atoms);
+    let bytes = this.chunksInOrder(atoms);
+    if (!bytes) {
+      this.layOut(atoms);
+      bytes = this.chunksInOrder(atoms)!;
     }
-    const order = this.order;
+    const order = this.order!;
     if (!this.rendered) {
-      const entry = findEntryPoint(atoms, order);
+      const entry = findEntryPoint(mapOf(atoms, order), order);
       this.rendered = {
         entry,
         orderLine: Buffer.from(
@@ -170,10 +192,30 @@ export class IncrementalBundler {
     }
     const { entry, orderLine, boot } = this.rendered;
     const head = Buffer.from(`// === Atomic Coding Bundle ===\n// Generated: ${generatedAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}\n`);
-    const parts: Buffer[] = [head, orderLine];
-    for (const name of order) parts.push(this.chunk(atoms.get(name)!));
-    parts.push(boot);
-    return { parts, order: [...order], entry };
+    return { parts: [head, orderLine, ...bytes, boot], order: [...order], entry };
+  }
+
+  private layOut(atoms: AtomLookup): void {
+    this.order = layoutOf(mapOf(atoms, atoms.all().map((a) => a.name))).order;
+    this.rendered = undefined;
+    this.laid = { atoms: [], bytes: [] };
+  }
+
+  /** Each atom's bytes in `order`, or undefined when the order names an atom `atoms` lacks. */
+  private chunksInOrder(atoms: AtomLookup): Buffer[] | undefined {
+    const order = this.order!;
+    const { atoms: was, bytes } = this.laid;
+    for (let i = 0; i < order.length; i++) {
+      const atom = atoms.get(order[i]!);
+      if (!atom) return undefined;
+      if (was[i] !== atom) {
+        // The type is in the chunk's comment line and may move the entry point.
+        if (was[i] !== undefined && was[i]!.type !== atom.type) this.rendered = undefined;
+        was[i] = atom;
+        bytes[i] = this.chunk(atom);
+      }
+    }
+    return bytes;
   }
 
   private chunk(atom: Atom): Buffer {
@@ -184,6 +226,20 @@ export class IncrementalBundler {
     }
     return bytes;
   }
+}
+
+function isLookup(source: readonly Atom[] | AtomLookup): source is AtomLookup {
+  return !Array.isArray(source);
+}
+
+function lookupOf(list: readonly Atom[]): AtomLookup {
+  const byName = new Map(list.map((a) => [a.name, a]));
+  return { size: byName.size, get: (name) => byName.get(name), all: () => list };
+}
+
+/** The named atoms as a map (for the sort and the boot rule, which run only when the order changes). */
+function mapOf(atoms: AtomLookup, names: readonly string[]): Map<string, Atom> {
+  return new Map(names.map((n) => [n, atoms.get(n)!]));
 }
 
 function layoutOf(atoms: ReadonlyMap<string, Atom>): { order: string[]; entry: string | null } {

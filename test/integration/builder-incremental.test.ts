@@ -36,6 +36,30 @@ const noModel: EmbeddingProvider = {
   dispose: async () => {},
 };
 
+test('bundling from a lookup (the store, no copy of its atoms) gives a full build\'s bytes after edits, type changes, adds and removals', () => {
+  const bundler = new IncrementalBundler();
+  const byName = new Map<string, Atom>();
+  const lookup = { get size() { return byName.size; }, get: (n: string) => byName.get(n), all: () => [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)) };
+  const put = (a: Atom) => byName.set(a.name, a);
+  for (const d of [mathClamp, playerJump, gameLoop]) put(toAtom(d));
+  const same = () => assert.equal(text(bundler.bundle(lookup, at)), createBundle(lookup.all(), at).code);
+  same();
+  put(toAtom({ ...mathClamp, code: mathClamp.code.replace('Math.max', 'Math.max /* edited */') }, 2));
+  same();
+  assert.match(text(bundler.bundle(lookup, at)), /edited/);
+  put(toAtom({ ...playerJump, type: 'core' }, 2)); // the type is in the chunk's line and may move the boot
+  same();
+  const config = cube.find((d) => d.name !== mathClamp.name && d.name !== playerJump.name && d.name !== gameLoop.name)!;
+  put(toAtom(config));
+  same();
+  byName.delete(config.name);
+  same();
+  // A change nobody announced (the lookup changed under the bundler): caught, not bundled stale.
+  byName.delete(gameLoop.name);
+  put(toAtom({ ...gameLoop, name: 'game_loop_two', code: gameLoop.code.replace('function game_loop', 'function game_loop_two') }));
+  same();
+});
+
 test('an edit of one atom reuses the rest and gives the same bytes as a full build', () => {
   const bundler = new IncrementalBundler();
   let atoms = cube.map((d) => toAtom(d));
