@@ -12,6 +12,7 @@ import { benchTools } from './mcp/tools/bench.js';
 import { allTools } from './mcp/tools/index.js';
 import { WorkspaceLockedError } from './store/lock.js';
 import { stderrLogger, type Logger, type LogLevel } from './util/log.js';
+import { nextTurn } from './util/turn.js';
 import { VERSION } from './version.js';
 import { AtomWorkspace } from './workspace.js';
 
@@ -72,7 +73,11 @@ async function main(argv: string[]): Promise<number> {
   // A server.json that is not provably that server's is reported and ignored (see inspectServerInfo).
   if (values.stdio && !values['bench-tools'] && (await bridgeIfServed(dir, log, tools))) return 0;
 
-  const opening = AtomWorkspace.open(dir, { log, textTree: { folder: values['atoms-folder'] } });
+  // Over stdio, after the transport is listening (serveStdio below): the open works in slices,
+  // and the client's first requests are answered between them.
+  const opening = (values.stdio ? nextTurn() : Promise.resolve()).then(() =>
+    AtomWorkspace.open(dir, { log, textTree: { folder: values['atoms-folder'] } }),
+  );
   const refused = (err: unknown): number => {
     if (err instanceof WorkspaceLockedError || err instanceof AtomError) return fail(err.message);
     throw err;

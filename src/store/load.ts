@@ -6,6 +6,7 @@
  */
 import type { Atom } from '../atoms/model.js';
 import type { Logger } from '../util/log.js';
+import { nextTurn } from '../util/turn.js';
 import { deleteAtomRow, readAtomRows, writeAtom, writeSeals, writeTombstone } from './atoms/table.js';
 import { readLastBuild, writeBuild, type BuildRecord } from './builds.js';
 import { StoreDatabase } from './database.js';
@@ -41,6 +42,8 @@ export interface Loaded {
 export async function readStore(bytes: Uint8Array | undefined, dbFile: string, journalFile: string, log: Logger): Promise<Loaded> {
   const { database, removed, changed, vacuum } = await StoreDatabase.open(bytes, dbFile);
   try {
+    // Turns between the steps of a large open, so whoever serves meanwhile can answer (early-tools).
+    await nextTurn();
     const report: OpenReport = { refused: [], removed };
     const snapshotSeq = Number(database.metaValue('journal_seq') ?? '0');
     let seq = snapshotSeq;
@@ -55,14 +58,19 @@ export async function readStore(bytes: Uint8Array | undefined, dbFile: string, j
       seq = entry.seq;
       replayed++;
     }
+    await nextTurn();
+    const rows = readAtomRows(database);
+    await nextTurn();
     const sealed = new Map<string, string>();
-    const atoms = await checkAtomRows(readAtomRows(database), report.refused, sealed);
+    const atoms = await checkAtomRows(rows, report.refused, sealed);
+    await nextTurn();
     if (sealed.size > 0) database.transaction(() => writeSeals(database, sealed));
     // Once, after a migration: the snapshot is written without the space the old layout left free.
     if (vacuum) database.vacuum();
     const names = new Set(atoms.map((a) => a.name));
     // Vectors of atoms not loaded are left where they are.
     const embeddings = readEmbeddings(database, (name) => names.has(name));
+    await nextTurn();
     const unsaved = changed || sealed.size > 0;
     return { database, seq, replayed, unsaved, journal: { validBytes, totalBytes }, atoms, embeddings, lastBuild: readLastBuild(database), report };
   } catch (err) {

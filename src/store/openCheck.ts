@@ -15,6 +15,7 @@ import { dependentsMap, topologicalOrder } from '../atoms/graph.js';
 import type { Atom, AtomDraft } from '../atoms/model.js';
 import { validateDraft } from '../atoms/validate.js';
 import type { Logger } from '../util/log.js';
+import { nextTurn } from '../util/turn.js';
 import type { Port } from '../atoms/model.js';
 import type { RawAtomRow } from './atoms/table.js';
 import { seal, sealMatches } from './checkSeal.js';
@@ -68,7 +69,10 @@ export function checkedEntry(entry: JournalEntry, refused: RefusedAtom[]): Journ
 export async function checkAtomRows(rows: RawAtomRow[], refused: RefusedAtom[], sealed?: Map<string, string>): Promise<Atom[]> {
   const atoms = new Map<string, Atom>();
   let parsed = 0;
+  let seen = 0;
   for (const r of rows) {
+    // A turn every 2,000 rows, and every 250 whose code is parsed (the costly part).
+    if (++seen % 2000 === 0) await nextTurn();
     try {
       if (r.duplicated) throw errors.invalid('atoms.db holds more than one row with this name');
       const trusted = sealMatches(r, r.seal) ? sealedAtom(r) : undefined;
@@ -76,7 +80,7 @@ export async function checkAtomRows(rows: RawAtomRow[], refused: RefusedAtom[], 
         atoms.set(trusted.name, trusted);
         continue;
       }
-      if (++parsed % 250 === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (++parsed % 250 === 0) await nextTurn();
       const atom = checkStoredAtom({
         name: r.name,
         type: r.type,

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Atom, AtomType } from '../../atoms/model.js';
 import { embeddingText } from '../../atoms/signature.js';
 import { Emitter, type Disposable } from '../../util/event.js';
+import { nextTurn } from '../../util/turn.js';
 import { silentLogger, type Logger } from '../../util/log.js';
 import { cosine, type EmbeddingProvider } from '../embeddings/provider.js';
 import { textHash } from '../embeddings/textHash.js';
@@ -424,7 +425,7 @@ export class SearchIndex implements Disposable {
     for (let i = 0; i < atoms.length; i++) {
       this.lexical.put(atoms[i]!);
       if (i % 500 === 499) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await nextTurn();
         if (generation !== this.lexicalGeneration) return;
       }
     }
