@@ -34,6 +34,7 @@ import { StoredEmbeddings, toRow, type StoredEmbedding } from './embeddings/stor
 import { Journal, type JournalEntry, type JournalOp } from './journal.js';
 import { applyEntry, readStore, type Loaded } from './load.js';
 import { WorkspaceLock } from './lock.js';
+import { removeStaleTempFiles } from '../util/atomicFile.js';
 import { logOpenReport, type OpenReport } from './openCheck.js';
 import { OutsideChanges } from './outsideChanges.js';
 import type { AtomReader, StoreChange } from './reader.js';
@@ -125,6 +126,8 @@ export class AtomStore implements AtomReader, Disposable {
       const written = existsSync(ignore) ? readFileSync(ignore, 'utf8') : undefined;
       if (written === undefined || (written.startsWith(GITIGNORE_MARK) && written !== GITIGNORE)) writeFileSync(ignore, GITIGNORE);
       if (!this.options.noLock) this.lock.acquire();
+      // The one writer now: what a killed writer left half-written here is litter.
+      if (!this.options.noLock) removeStaleTempFiles(this.atomicDir);
     } catch (err) {
       if (!isReadOnlyError(err)) throw err;
       // Keep serving reads: a read-only checkout is still worth browsing.

@@ -40,7 +40,7 @@ import { validateDraft } from '../atoms/validate.js';
 import type { AtomStore } from '../store/atomStore.js';
 import { soundTogether } from '../store/atoms/batch.js';
 import type { AtomReader, StoreChange } from '../store/reader.js';
-import { writeFileAtomic } from '../util/atomicFile.js';
+import { removeStaleTempFiles, writeFileAtomic } from '../util/atomicFile.js';
 import type { Disposable, Listener } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
@@ -152,6 +152,8 @@ export class TextTree implements TextTreeView {
       throw new AtomError('storage', `${ATOMS_FOLDER_SETTING} "${wanted}" ${reason}`);
     }
     const folder = relative(store.workspaceDir, folderPath).split(sep).join('/') || '.';
+    const stale = removeStaleTempFiles(folderPath);
+    if (stale > 0) log.info(`text tree: removed ${stale} temp file(s) a killed process left in ${folder}/`);
     const tree = new TextTree(store, log, folder, folderPath, options);
     tree.watch();
     const background = tree.records.wasClosedCleanly && store.size > 0 && tree.hasAtomFiles();

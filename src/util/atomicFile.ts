@@ -2,12 +2,49 @@
  * Crash-safe file replacement: write a temp file beside the target, fsync it, rename it over
  * the target, fsync the folder. A process killed at any moment leaves the old or the new file.
  */
-import { promises as fsp, openSync, writeSync, fsyncSync, closeSync, renameSync, unlinkSync } from 'node:fs';
+import { promises as fsp, openSync, writeSync, fsyncSync, closeSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 function tempPathFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+/**
+ * Removes the temp files a killed process left in `folder` (only ours, by their name, and only
+ * of a process that no longer runs): the file they were replacing is whole, old or new, and the
+ * temp file is litter, in the atoms folder even a file git would show. Returns how many.
+ */
+export function removeStaleTempFiles(folder: string): number {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    const pid = Number(TEMP_NAME.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isRunning(pid)) continue;
+    try {
+      unlinkSync(join(folder, name));
+      removed++;
+    } catch {
+      // gone already, or not ours to remove: leave it
+    }
+  }
+  return removed;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 export interface AtomicWriteOptions {
