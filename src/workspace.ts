@@ -302,12 +302,16 @@ export class AtomWorkspace {
   }
 
   async close(): Promise<void> {
-    // The text tree's round in progress finishes (files changed after it are taken at the next open).
-    await this.tree?.close();
+    // The text tree's round in progress finishes (files changed after it are taken at the next
+    // open); told at once, a comparison in the background stops where it is.
+    const tree = this.tree?.close();
+    // Search's background work (the full-text build, embeddings) stops rather than taking turns
+    // from what must finish; the next open reconciles it with the store anyway.
+    await this.search.close();
+    await tree;
     // The build the last change asked for finishes before the store closes under it.
     await this.builder.idle();
     this.builder.dispose();
-    await this.search.close();
     await this.store.close();
   }
 }

@@ -404,7 +404,7 @@ export class AtomStore implements AtomReader, Disposable {
     if (this.isClosed) return;
     this.outside.close();
     await this.exclusive(async () => {
-      if (!this.readOnlyReason && (this.compaction.entriesSinceSnapshot > 0 || !existsSync(this.dbFile))) await this.compactNow();
+      if (!this.readOnlyReason && (!existsSync(this.dbFile) || this.compaction.worthAtClose(statSync(this.dbFile).size))) await this.compactNow();
       await this.journal.close();
       this.db.close();
       this.isClosed = true;

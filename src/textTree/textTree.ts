@@ -119,6 +119,12 @@ export class TextTree implements TextTreeView {
   private readonly justImported = new Map<string, Atom>();
   private closed = false;
   private reconcile: Promise<void> = Promise.resolve();
+  /**
+   * The open's comparison runs in the background (the workspace was closed cleanly here): a close
+   * may cut it short, since the next open compares every file again anyway. At 50,000 atoms it
+   * takes seconds, and a stdio client kills a server that does not end within a few.
+   */
+  private openInBackground = false;
 
   private constructor(
     private readonly store: TextTreeStore,
@@ -157,6 +163,7 @@ export class TextTree implements TextTreeView {
     const tree = new TextTree(store, log, folder, folderPath, options);
     tree.watch();
     const background = tree.records.wasClosedCleanly && store.size > 0 && tree.hasAtomFiles();
+    tree.openInBackground = background;
     tree.reconcile = tree.enqueue(async () => {
       await options.beforeReconcile?.();
       await tree.round('open', tree.everyName());
@@ -345,6 +352,7 @@ export class TextTree implements TextTreeView {
     const writes: Atom[] = [];
     const unlinks: string[] = [];
     await forEachLimited([...names], PARALLEL_WRITES, async (name) => {
+      if (this.closed && this.openInBackground) return; // see openInBackground
       const file = this.fileOf(name);
       const path = this.pathOf(name);
       const record = this.records.get(name);

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { promises as fsp, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AtomDraft } from '../../src/atoms/model.js';
+import { AtomStore } from '../../src/store/atomStore.js';
 import { AtomWorkspace, type WorkspaceOptions } from '../../src/workspace.js';
 import { wordsOnly } from '../support/inProcess.js';
 import { tempDir } from '../support/tmp.js';
@@ -123,5 +124,34 @@ test('an open after a crash (no clean close of the text tree) reconciles before 
     assert.match(ws.atoms.get('after_crash')!.code, /x \+ 7/, 'the file was taken before the open resolved');
   } finally {
     await ws.close();
+  }
+});
+
+test('a close during the background comparison cuts it short, still cleanly; the next open compares again and takes the file', async () => {
+  const dir = tempDir('atomic-texttree-close-');
+  const first = await AtomWorkspace.open(dir, options);
+  await first.upsertMany([util('changed_offline', 'x + 1'), util('kept_as_is', 'x * 2')]);
+  await first.close();
+  edit(dir, 'changed_offline', 'x + 1', 'x + 7'); // while nothing watched
+
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const ws = await AtomWorkspace.open(dir, { ...options, textTree: { beforeReconcile: () => held } });
+  const closing = ws.close(); // before the comparison has looked at any file
+  release();
+  await closing;
+  // The close did not wait to compare the files: the store is as it was...
+  const store = await AtomStore.open(dir);
+  assert.match(store.get('changed_offline')!.code, /x \+ 1\b/, 'not compared by the session that closed');
+  await store.close();
+
+  // ...and the next open compares them (the close was clean: in the background).
+  const again = await AtomWorkspace.open(dir, options);
+  try {
+    await again.textTree!.reconciled();
+    assert.match(again.atoms.get('changed_offline')!.code, /x \+ 7/, 'the next open took the file');
+    assert.equal(again.atoms.history('changed_offline').length, 2, 'taken once, by the open that compared it');
+  } finally {
+    await again.close();
   }
 });

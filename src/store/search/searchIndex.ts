@@ -358,6 +358,8 @@ export class SearchIndex implements Disposable {
   async close(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    // A full-text build in progress stops at its next slice (seconds of slices at 50,000 atoms).
+    this.lexicalGeneration++;
     if (this.backlogTimer) clearTimeout(this.backlogTimer);
     this.subscription?.dispose();
     this.queue.stop();
