@@ -168,14 +168,14 @@ export class AtomStore implements AtomReader, Disposable {
     this.db = loaded.database;
     this.seq = loaded.seq;
     // A migrated database, or new seals, count as one entry: the snapshot at close (or sooner) keeps them.
-    this.compaction.loaded(loaded.replayed + (loaded.unsaved ? 1 : 0));
+    this.compaction.loaded(loaded.replayed, loaded.unsaved);
     if (!this.readOnlyReason) {
       await this.journal.close();
       await this.journal.open(loaded.journal.validBytes, loaded.journal.totalBytes);
       if (!bytes) await this.compactNow(); // created on first use
     }
     this.model.replace(loaded.atoms);
-    this.embeddings.replace(loaded.embeddings);
+    this.embeddings.replace(loaded.database, loaded.embeddingNames);
     this.builds.replace(loaded.lastBuild);
     this.report = loaded.report;
     this.outside.stamp();

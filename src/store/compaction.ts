@@ -48,6 +48,7 @@ const CLOSE_COMPACT_BYTES = 1024 * 1024;
 
 export class Compaction {
   private entries = 0;
+  private unsaved = false;
   private scheduled: Promise<void> | undefined;
 
   constructor(
@@ -62,14 +63,19 @@ export class Compaction {
     return this.entries;
   }
 
-  /** After an open: the entries replayed from the journal. */
-  loaded(replayed: number): void {
-    this.entries = replayed;
+  /**
+   * After an open: the entries replayed from the journal, and whether the database holds what no
+   * entry does (a migration, seals of rows checked in full), which only a snapshot keeps.
+   */
+  loaded(replayed: number, unsaved = false): void {
+    this.entries = replayed + (unsaved ? 1 : 0);
+    this.unsaved = unsaved;
   }
 
   /** After a snapshot was written. */
   snapshotted(): void {
     this.entries = 0;
+    this.unsaved = false;
   }
 
   /**
@@ -80,7 +86,8 @@ export class Compaction {
    */
   worthAtClose(snapshotBytes: number): boolean {
     if (this.entries === 0) return false;
-    if (snapshotBytes < LARGE_SNAPSHOT_BYTES) return true;
+    // Seals or a migration would be lost, and the next open would check every row again.
+    if (this.unsaved || snapshotBytes < LARGE_SNAPSHOT_BYTES) return true;
     return this.entries >= CLOSE_COMPACT_ENTRIES || this.journal.size >= CLOSE_COMPACT_BYTES;
   }
 

@@ -10,7 +10,7 @@ import { nextTurn } from '../util/turn.js';
 import { deleteAtomRow, readAtomRows, writeAtom, writeSeals, writeTombstone } from './atoms/table.js';
 import { readLastBuild, writeBuild, type BuildRecord } from './builds.js';
 import { StoreDatabase } from './database.js';
-import { deleteEmbedding, readEmbeddings, writeEmbeddings, type StoredEmbedding } from './embeddings/stored.js';
+import { deleteEmbedding, readEmbeddingNames, writeEmbeddings } from './embeddings/stored.js';
 import { readJournal, type JournalEntry } from './journal.js';
 import { checkAtomRows, checkedEntry, type OpenReport } from './openCheck.js';
 
@@ -30,7 +30,8 @@ export interface Loaded {
   journal: { validBytes: number; totalBytes: number };
   /** The atoms that passed the check at open, sorted by name. */
   atoms: Atom[];
-  embeddings: Map<string, StoredEmbedding>;
+  /** The loaded atoms that have a vector in the database (read when search asks for them). */
+  embeddingNames: Set<string>;
   lastBuild: BuildRecord | undefined;
   report: OpenReport;
 }
@@ -69,10 +70,9 @@ export async function readStore(bytes: Uint8Array | undefined, dbFile: string, j
     if (vacuum) database.vacuum();
     const names = new Set(atoms.map((a) => a.name));
     // Vectors of atoms not loaded are left where they are.
-    const embeddings = readEmbeddings(database, (name) => names.has(name));
-    await nextTurn();
+    const embeddingNames = readEmbeddingNames(database, (name) => names.has(name));
     const unsaved = changed || sealed.size > 0;
-    return { database, seq, replayed, unsaved, journal: { validBytes, totalBytes }, atoms, embeddings, lastBuild: readLastBuild(database), report };
+    return { database, seq, replayed, unsaved, journal: { validBytes, totalBytes }, atoms, embeddingNames, lastBuild: readLastBuild(database), report };
   } catch (err) {
     database.close();
     throw err;

@@ -4,11 +4,12 @@
  * search. A deleted atom's row goes with it.
  *
  * The table keeps each vector as binary16 (float16.ts: half the bytes of float32, with no
- * ranking change); the journal carries float32, and the vector in memory is always the one the
- * table gives back, so a vector reads the same before and after a restart.
+ * ranking change); the journal carries float32, and a vector is always read back from the
+ * table, so it reads the same before and after a restart.
  */
 import type { StoreDatabase } from '../database.js';
-import { decodeHalf, encodeHalf, roundToHalf } from './float16.js';
+import type { SqlValue } from 'sql.js';
+import { decodeHalf, encodeHalf } from './float16.js';
 
 /** An atom's vector as the database keeps it, with what it was computed from. */
 export interface StoredEmbedding {
@@ -29,37 +30,51 @@ export interface EmbeddingRow {
   vector: string;
 }
 
+/**
+ * Which atoms have a vector; the vectors themselves stay in the database until asked for. Search
+ * reads them all once, in the background after an open, and keeps them (vectorIndex.ts): held
+ * here too, they were decoded before the first answer (a third of a second at 50,000 atoms) and
+ * kept twice in memory.
+ */
 export class StoredEmbeddings {
-  private readonly byName = new Map<string, StoredEmbedding>();
+  private db: StoreDatabase | undefined;
+  private readonly names = new Set<string>();
 
   get(name: string): StoredEmbedding | undefined {
-    return this.byName.get(name);
+    if (!this.db || !this.names.has(name)) return undefined;
+    const [row] = this.db.rows('SELECT name, model, text_hash, vector FROM embeddings WHERE name = ?', [name]);
+    return row ? storedOf(row) : undefined;
   }
 
   all(): StoredEmbedding[] {
-    return [...this.byName.values()];
+    if (!this.db) return [];
+    const out: StoredEmbedding[] = [];
+    for (const row of this.db.rows('SELECT name, model, text_hash, vector FROM embeddings')) {
+      const e = typeof row[0] === 'string' && this.names.has(row[0]) ? storedOf(row) : undefined;
+      if (e) out.push(e);
+    }
+    return out;
   }
 
   get size(): number {
-    return this.byName.size;
+    return this.names.size;
   }
 
   /** After `writeEmbeddings` committed `rows`. */
   apply(rows: readonly EmbeddingRow[]): void {
-    for (const r of rows) {
-      this.byName.set(r.name, { name: r.name, model: r.model, textHash: r.textHash, vector: roundToHalf(decodeVector(r.vector)) });
-    }
+    for (const r of rows) this.names.add(r.name);
   }
 
   /** The atom was deleted (its row went with it: `deleteEmbedding`). */
   forget(name: string): void {
-    this.byName.delete(name);
+    this.names.delete(name);
   }
 
-  /** Takes the vectors read by `readEmbeddings` (at open or reload). */
-  replace(embeddings: ReadonlyMap<string, StoredEmbedding>): void {
-    this.byName.clear();
-    for (const [name, e] of embeddings) this.byName.set(name, e);
+  /** The database loaded (at open or reload) and the atoms of it that have a vector (`readEmbeddingNames`). */
+  replace(db: StoreDatabase, names: Iterable<string>): void {
+    this.db = db;
+    this.names.clear();
+    for (const name of names) this.names.add(name);
   }
 }
 
@@ -88,15 +103,19 @@ export function deleteEmbedding(db: StoreDatabase, name: string): void {
   db.run('DELETE FROM embeddings WHERE name = ?', [name]);
 }
 
-/** The vectors of the atoms `loaded` accepts; rows not shaped like ours are left where they are. */
-export function readEmbeddings(db: StoreDatabase, loaded: (name: string) => boolean): Map<string, StoredEmbedding> {
-  const embeddings = new Map<string, StoredEmbedding>();
-  for (const [name, model, textHash, blob] of db.rows('SELECT name, model, text_hash, vector FROM embeddings')) {
-    if (typeof name !== 'string' || !loaded(name) || typeof model !== 'string' || typeof textHash !== 'string') continue;
-    if (!(blob instanceof Uint8Array) || blob.byteLength % 2 !== 0) continue;
-    embeddings.set(name, { name, model, textHash, vector: decodeHalf(blob) });
-  }
-  return embeddings;
+/** The atoms `loaded` accepts that have a vector shaped like ours; other rows are left where they are. */
+export function readEmbeddingNames(db: StoreDatabase, loaded: (name: string) => boolean): Set<string> {
+  const names = new Set<string>();
+  const sql = "SELECT name FROM embeddings WHERE typeof(model) = 'text' AND typeof(text_hash) = 'text' AND typeof(vector) = 'blob' AND length(vector) % 2 = 0";
+  for (const [name] of db.rows(sql)) if (typeof name === 'string' && loaded(name)) names.add(name);
+  return names;
+}
+
+/** A row of (name, model, text_hash, vector) as a StoredEmbedding; undefined when not shaped like ours. */
+function storedOf([name, model, textHash, blob]: SqlValue[]): StoredEmbedding | undefined {
+  if (typeof name !== 'string' || typeof model !== 'string' || typeof textHash !== 'string') return undefined;
+  if (!(blob instanceof Uint8Array) || blob.byteLength % 2 !== 0) return undefined;
+  return { name, model, textHash, vector: decodeHalf(blob) };
 }
 
 function decodeVector(base64: string): Float32Array {
