@@ -1,5 +1,5 @@
 /**
- * Shows the search index's long jobs (rebuilding the vector index, embedding a backlog of atoms) as a
+ * Shows the search index's long jobs (filling the vector index, embedding a backlog of atoms) as a
  * window progress in the status bar, so a first search that waits on them is explained. Nothing waits
  * on the progress: it only mirrors SearchIndex.onProgress, and it follows the workspace across restarts.
  */

@@ -2,12 +2,11 @@
  * Finds atoms by meaning and by words. Owns the full-text index, the vector index and the
  * embedding queue, and keeps all three in step with the store through its change events.
  * The store's database is the source of truth: vectors live there (with the model id and a
- * hash of the embedded text), and the vector index in `.atomic/vectors/` is rebuilt from it
- * whenever it is missing, unreadable or out of date.
+ * hash of the embedded text), and the in-memory vector index is filled from it after an open.
  *
- * Nothing heavy happens at construction or activation: the full-text index is built on first
- * use, the vector index is loaded in the background, and the embedding model starts in its
- * worker thread only when something needs embedding.
+ * Nothing heavy happens at construction or activation: the full-text index and the vector index
+ * are filled in the background after an open, and the embedding model starts in its own process
+ * only when something needs embedding.
  */
 import { join } from 'node:path';
 import type { Atom, AtomType } from '../../atoms/model.js';

@@ -15,7 +15,7 @@ export type { StoredEmbedding };
 export type SearchStoreChange = StoreChange;
 
 export interface SearchStore {
-  /** The workspace's `.atomic` folder; the vector index lives in its `vectors/` folder. */
+  /** The workspace's `.atomic` folder (earlier versions kept a vector index in its `vectors/` folder). */
   readonly atomicDir: string;
   all(): Atom[];
   get(name: string): Atom | undefined;
