@@ -18,6 +18,7 @@ import type { Logger } from '../util/log.js';
 import { nextTurn } from '../util/turn.js';
 import type { Port } from '../atoms/model.js';
 import type { RawAtomRow } from './atoms/table.js';
+import { soundTogether } from './atoms/batch.js';
 import { seal, sealMatches } from './checkSeal.js';
 import type { JournalEntry, JournalOp } from './journal.js';
 import type { RemovedObject } from './schema.js';
@@ -194,12 +195,16 @@ function parseJsonColumn(value: unknown, column: string): unknown {
  * keeps, so the bundle can order it.
  */
 function refuseBrokenGraph(atoms: Map<string, Atom>, refused: RefusedAtom[]): void {
-  const users = dependentsMap(new Map([...atoms.values()].map((a) => [a.name, a.dependencies])));
   const queue: [string, string][] = [];
   for (const atom of atoms.values()) {
     const missing = atom.dependencies.filter((d) => !atoms.has(d));
     if (missing.length > 0) queue.push([atom.name, `depends on ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not loaded`]);
   }
+  // The usual open finds nothing missing and no cycle: a walk says so without the reverse map or
+  // the sorted order, which only name what is refused (a third of a second at 50,000 atoms).
+  const graph = new Map([...atoms.values()].map((a) => [a.name, a.dependencies]));
+  if (queue.length === 0 && soundTogether(graph, [...graph.keys()])) return;
+  const users = dependentsMap(graph);
   while (queue.length > 0) {
     const [name, reason] = queue.pop()!;
     if (!atoms.delete(name)) continue;

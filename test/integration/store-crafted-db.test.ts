@@ -155,3 +155,26 @@ test('atoms that fail an upsert\'s checks are refused at open, reported, kept in
   assert.deepEqual(store.openReport.refused.map((r) => r.name).sort(), [BAD_NAME, 'broken_atom'].sort());
   await store.close();
 });
+
+test('atoms on a dependency cycle in a crafted atoms.db are refused at open, with the atoms they lead to; the rest load', async () => {
+  const dir = tempDir('atomic-crafted-cycle-');
+  mkdirSync(join(dir, '.atomic'));
+  const db = new (await SQL).Database();
+  db.run(CRAFTED_SCHEMA);
+  db.run('DROP TRIGGER inject');
+  insertAtom(db, mathClamp.name, mathClamp.type, mathClamp.code);
+  insertAtom(db, 'ping_atom', 'util', 'function ping_atom() { return pong_atom(); }', ['pong_atom']);
+  insertAtom(db, 'pong_atom', 'util', 'function pong_atom() { return ping_atom(); }', ['ping_atom']);
+  insertAtom(db, 'uses_ping', 'util', 'function uses_ping() { return ping_atom(); }', ['ping_atom']);
+  writeFileSync(join(dir, '.atomic', 'atoms.db'), db.export());
+  db.close();
+  const store = await AtomStore.open(dir);
+  try {
+    assert.deepEqual(store.all().map((a) => a.name), ['math_clamp']);
+    const refused = new Map(store.openReport.refused.map((r) => [r.name, r.reason]));
+    assert.deepEqual([...refused.keys()].sort(), ['ping_atom', 'pong_atom', 'uses_ping']);
+    for (const reason of refused.values()) assert.match(reason, /is on a dependency cycle, or depends on an atom on one/);
+  } finally {
+    await store.close();
+  }
+});
