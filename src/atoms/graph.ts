@@ -113,8 +113,19 @@ export function dependentsMap(graph: DependencyMap): Map<string, string[]> {
  */
 export function topologicalOrder(graph: DependencyMap): { order: string[]; cyclic: string[] } {
   const remaining = new Map<string, number>();
-  for (const [name, deps] of graph) remaining.set(name, deps.filter((d) => graph.has(d)).length);
-  const dependents = dependentsMap(graph);
+  // Who depends on whom, unsorted: the heap decides the order (dependentsMap sorts for its readers).
+  const dependents = new Map<string, string[]>();
+  for (const [name, deps] of graph) {
+    let count = 0;
+    for (const d of deps) {
+      if (!graph.has(d)) continue;
+      count++;
+      const list = dependents.get(d);
+      if (list) list.push(name);
+      else dependents.set(d, [name]);
+    }
+    remaining.set(name, count);
+  }
   const ready = new MinHeap();
   for (const [name, count] of remaining) if (count === 0) ready.push(name);
   const order: string[] = [];
@@ -204,7 +215,9 @@ class MinHeap {
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (a[p]! <= a[i]!) break;
-      [a[p], a[i]] = [a[i]!, a[p]!];
+      const t = a[p]!;
+      a[p] = a[i]!;
+      a[i] = t;
       i = p;
     }
   }
@@ -222,7 +235,9 @@ class MinHeap {
         if (l < a.length && a[l]! < a[m]!) m = l;
         if (r < a.length && a[r]! < a[m]!) m = r;
         if (m === i) break;
-        [a[m], a[i]] = [a[i]!, a[m]!];
+        const t = a[m]!;
+        a[m] = a[i]!;
+        a[i] = t;
         i = m;
       }
     }
