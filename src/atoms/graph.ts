@@ -91,8 +91,8 @@ export function checkDependencies(graph: DependencyMap, name: string, deps: read
   if (cycle) throw errors.cycle(cycle);
 }
 
-/** Reverse edges: for each atom, the atoms that depend on it (sorted). */
-export function dependentsMap(graph: DependencyMap): Map<string, string[]> {
+/** Reverse edges: for each atom, the atoms that depend on it (sorted, unless `sorted` is false). */
+export function dependentsMap(graph: DependencyMap, sorted = true): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const name of graph.keys()) out.set(name, []);
   for (const [name, deps] of graph) {
@@ -102,8 +102,43 @@ export function dependentsMap(graph: DependencyMap): Map<string, string[]> {
       else out.set(d, [name]);
     }
   }
-  for (const list of out.values()) list.sort();
+  if (sorted) for (const list of out.values()) list.sort();
   return out;
+}
+
+/** What a walk over the dependency graph asks of it. */
+export type GraphLookup = Pick<DependencyMap, 'get' | 'has'>;
+
+/**
+ * Whether every dependency of `names` exists in `graph` and no cycle passes through them: one
+ * depth-first walk over what they reach (the atoms already stored form no cycle, so a new one
+ * passes through a changed atom).
+ */
+export function soundTogether(graph: GraphLookup, names: readonly string[]): boolean {
+  const done = new Set<string>();
+  const onPath = new Set<string>();
+  for (const start of names) {
+    if (done.has(start)) continue;
+    const stack: { name: string; next: number }[] = [{ name: start, next: 0 }];
+    onPath.add(start);
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const deps = graph.get(top.name) ?? [];
+      if (top.next < deps.length) {
+        const dep = deps[top.next++]!;
+        if (!graph.has(dep) || onPath.has(dep)) return false;
+        if (!done.has(dep)) {
+          onPath.add(dep);
+          stack.push({ name: dep, next: 0 });
+        }
+      } else {
+        stack.pop();
+        onPath.delete(top.name);
+        done.add(top.name);
+      }
+    }
+  }
+  return true;
 }
 
 /**
@@ -113,19 +148,13 @@ export function dependentsMap(graph: DependencyMap): Map<string, string[]> {
  */
 export function topologicalOrder(graph: DependencyMap): { order: string[]; cyclic: string[] } {
   const remaining = new Map<string, number>();
-  // Who depends on whom, unsorted: the heap decides the order (dependentsMap sorts for its readers).
-  const dependents = new Map<string, string[]>();
   for (const [name, deps] of graph) {
     let count = 0;
-    for (const d of deps) {
-      if (!graph.has(d)) continue;
-      count++;
-      const list = dependents.get(d);
-      if (list) list.push(name);
-      else dependents.set(d, [name]);
-    }
+    for (const d of deps) if (graph.has(d)) count++;
     remaining.set(name, count);
   }
+  // Unsorted: the heap decides the order.
+  const dependents = dependentsMap(graph, false);
   const ready = new MinHeap();
   for (const [name, count] of remaining) if (count === 0) ready.push(name);
   const order: string[] = [];

@@ -11,14 +11,13 @@
  * sealed once it passes, so the next open is fast.
  */
 import { errors } from '../atoms/errors.js';
-import { dependentsMap, topologicalOrder } from '../atoms/graph.js';
+import { dependentsMap, soundTogether, topologicalOrder } from '../atoms/graph.js';
 import type { Atom, AtomDraft } from '../atoms/model.js';
 import { validateDraft } from '../atoms/validate.js';
 import type { Logger } from '../util/log.js';
 import { nextTurn } from '../util/turn.js';
 import type { Port } from '../atoms/model.js';
 import type { RawAtomRow } from './atoms/table.js';
-import { soundTogether } from './atoms/batch.js';
 import { seal, sealMatches } from './checkSeal.js';
 import type { JournalEntry, JournalOp } from './journal.js';
 import type { RemovedObject } from './schema.js';

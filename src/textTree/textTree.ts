@@ -34,11 +34,10 @@ import { promises as fsp, mkdirSync, opendirSync, readdirSync, statSync, watch, 
 import { join, relative, sep } from 'node:path';
 import { sameAtom } from '../atoms/atomDocument.js';
 import { AtomError } from '../atoms/errors.js';
-import { checkDependencies, dependentsMap } from '../atoms/graph.js';
+import { checkDependencies, dependentsMap, soundTogether } from '../atoms/graph.js';
 import type { Atom, AtomDraft } from '../atoms/model.js';
 import { validateDraft } from '../atoms/validate.js';
 import type { AtomStore } from '../store/atomStore.js';
-import { soundTogether } from '../store/atoms/batch.js';
 import type { AtomReader, StoreChange } from '../store/reader.js';
 import { removeStaleTempFiles, writeFileAtomic } from '../util/atomicFile.js';
 import type { Disposable, Listener } from '../util/event.js';

@@ -4,7 +4,7 @@
  * version of each atom that changes. Pure: the store commits the plan, or nothing when it throws.
  */
 import { errors, AtomError } from '../../atoms/errors.js';
-import { checkDependencies, type DependencyMap } from '../../atoms/graph.js';
+import { checkDependencies, soundTogether, type DependencyMap, type GraphLookup } from '../../atoms/graph.js';
 import type { Atom, AtomDraft } from '../../atoms/model.js';
 import { validateDraft, type NormalizedDraft } from '../../atoms/validate.js';
 
@@ -23,9 +23,6 @@ export interface PlanContext {
   /** The time the changed atoms get. */
   now: string;
 }
-
-/** What a walk over the dependency graph asks of it. */
-export type GraphLookup = Pick<DependencyMap, 'get' | 'has'>;
 
 /** Whether two dependency lists name the same atoms (order aside); `undefined`: no atom before. */
 function sameList(before: readonly string[] | undefined, after: readonly string[]): boolean {
@@ -81,38 +78,6 @@ export function planUpserts(drafts: AtomDraft[], ctx: PlanContext, { labelled = 
     const atom: Atom = { ...d, version, created_at: previous?.created_at ?? ctx.now, updated_at: ctx.now };
     return { atom, previous, created: !previous };
   });
-}
-
-/**
- * Whether every dependency of `names` exists in `graph` and no cycle passes through them: one
- * depth-first walk over what they reach (the atoms already stored form no cycle, so a new one
- * passes through a changed atom).
- */
-export function soundTogether(graph: GraphLookup, names: readonly string[]): boolean {
-  const done = new Set<string>();
-  const onPath = new Set<string>();
-  for (const start of names) {
-    if (done.has(start)) continue;
-    const stack: { name: string; next: number }[] = [{ name: start, next: 0 }];
-    onPath.add(start);
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1]!;
-      const deps = graph.get(top.name) ?? [];
-      if (top.next < deps.length) {
-        const dep = deps[top.next++]!;
-        if (!graph.has(dep) || onPath.has(dep)) return false;
-        if (!done.has(dep)) {
-          onPath.add(dep);
-          stack.push({ name: dep, next: 0 });
-        }
-      } else {
-        stack.pop();
-        onPath.delete(top.name);
-        done.add(top.name);
-      }
-    }
-  }
-  return true;
 }
 
 /** Each draft against the graph after the batch, in order: the first refused throws, naming it. */
