@@ -22,6 +22,7 @@ import { errors, AtomError } from '../atoms/errors.js';
 import type { DependencyMap } from '../atoms/graph.js';
 import { MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomDraft, type AtomType, type AtomVersion } from '../atoms/model.js';
 import { Emitter, type Disposable } from '../util/event.js';
+import { removeStaleTempFiles } from '../util/atomicFile.js';
 import { silentLogger, type Logger } from '../util/log.js';
 import { changed, planUpserts, type UpsertResult } from './atoms/batch.js';
 import { AtomModel } from './atoms/model.js';
@@ -34,7 +35,6 @@ import { StoredEmbeddings, toRow, type StoredEmbedding } from './embeddings/stor
 import { Journal, type JournalEntry, type JournalOp } from './journal.js';
 import { applyEntry, readStore, type Loaded } from './load.js';
 import { WorkspaceLock } from './lock.js';
-import { removeStaleTempFiles } from '../util/atomicFile.js';
 import { logOpenReport, type OpenReport } from './openCheck.js';
 import { OutsideChanges } from './outsideChanges.js';
 import type { AtomReader, StoreChange } from './reader.js';
@@ -125,9 +125,11 @@ export class AtomStore implements AtomReader, Disposable {
       const ignore = join(this.atomicDir, '.gitignore');
       const written = existsSync(ignore) ? readFileSync(ignore, 'utf8') : undefined;
       if (written === undefined || (written.startsWith(GITIGNORE_MARK) && written !== GITIGNORE)) writeFileSync(ignore, GITIGNORE);
-      if (!this.options.noLock) this.lock.acquire();
-      // The one writer now: what a killed writer left half-written here is litter.
-      if (!this.options.noLock) removeStaleTempFiles(this.atomicDir);
+      if (!this.options.noLock) {
+        this.lock.acquire();
+        // The one writer now: what a killed writer left half-written here is litter.
+        removeStaleTempFiles(this.atomicDir);
+      }
     } catch (err) {
       if (!isReadOnlyError(err)) throw err;
       // Keep serving reads: a read-only checkout is still worth browsing.
@@ -167,7 +169,6 @@ export class AtomStore implements AtomReader, Disposable {
     previous?.close();
     this.db = loaded.database;
     this.seq = loaded.seq;
-    // A migrated database, or new seals, count as one entry: the snapshot at close (or sooner) keeps them.
     this.compaction.loaded(loaded.replayed, loaded.unsaved);
     if (!this.readOnlyReason) {
       await this.journal.close();

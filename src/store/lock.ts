@@ -5,6 +5,7 @@
  */
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { isProcessAlive } from '../util/process.js';
 
 export class WorkspaceLockedError extends Error {
   constructor(
@@ -23,16 +24,6 @@ interface LockInfo {
   pid: number;
   host: string;
   since: string;
-}
-
-export function isProcessAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export function readLock(file: string): LockInfo | undefined {

@@ -5,6 +5,7 @@
 import { promises as fsp, openSync, writeSync, fsyncSync, closeSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { isProcessAlive } from './process.js';
 
 function tempPathFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -27,7 +28,7 @@ export function removeStaleTempFiles(folder: string): number {
   }
   for (const name of names) {
     const pid = Number(TEMP_NAME.exec(name)?.[1]);
-    if (!pid || pid === process.pid || isRunning(pid)) continue;
+    if (!pid || pid === process.pid || isProcessAlive(pid)) continue;
     try {
       unlinkSync(join(folder, name));
       removed++;
@@ -36,15 +37,6 @@ export function removeStaleTempFiles(folder: string): number {
     }
   }
   return removed;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export interface AtomicWriteOptions {
