@@ -464,7 +464,7 @@ export class SearchIndex implements Disposable {
       else if (!this.isIndexed(atom, row)) toIndex.push({ atom, row });
     }
     if (toIndex.length > 0) {
-      // By reference: the index and the store share each vector (vectorIndex.ts).
+      // By reference: the vectors read from the database are the index's only copy (vectorIndex.ts).
       await this.vectors.fill(toIndex.map(({ atom, row }) => ({ name: atom.name, vector: row.vector, meta: { type: atom.type, model: row.model, textHash: row.textHash } })));
       this.progressEmitter.fire({ phase: 'indexing', done: toIndex.length, total: toIndex.length });
     }
@@ -508,9 +508,7 @@ export class SearchIndex implements Disposable {
     await this.source.putEmbeddings(rows);
     for (const row of rows) {
       const atom = this.source.get(row.name);
-      // The store's copy (rounded as the database keeps it), so the index holds no vector of its own.
-      const vector = this.source.getEmbedding(row.name)?.vector ?? row.vector;
-      if (atom) this.vectors.upsert(row.name, vector, { type: atom.type, model: row.model, textHash: row.textHash });
+      if (atom) this.vectors.upsert(row.name, row.vector, { type: atom.type, model: row.model, textHash: row.textHash });
     }
     this.providerFailure = undefined;
   }

@@ -1,15 +1,14 @@
 /**
- * The vector half of search: a vectra LocalIndex, one item per atom (id = atom name), kept in
- * memory over the vectors the store already holds.
+ * The vector half of search: a vectra LocalIndex, one item per atom (id = atom name), in memory.
  *
- * Each vector is kept once. The store reads every atom's vector from its `embeddings` table at
- * open (StoredEmbeddings); the index's items point at those same Float32Arrays instead of copying
- * them, and nothing is written to disk: vectra runs on its in-memory VirtualFileStorage with a
+ * Each vector is kept once, here: the database keeps them on disk and the store reads them only
+ * when search asks (StoredEmbeddings). The items hold the Float32Arrays they are given, never a
+ * copy, and nothing is written to disk: vectra runs on its in-memory VirtualFileStorage with a
  * codec that keeps the index object as it is (HeldIndexCodec) rather than encoding it. Earlier
  * versions kept a second copy in `.atomic/vectors/` (20 MiB of float32 at 10,000 atoms, rewritten
  * whole after edits); that folder's files are removed when found.
  *
- * Filling at open is one pass over the store's vectors (`fill`); later changes land in an
+ * Filling at open is one pass over the stored vectors (`fill`); later changes land in an
  * in-memory overlay at once (queries see them immediately) and are committed to vectra in one
  * beginUpdate/endUpdate batch once edits pause.
  */
