@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { promises as fsp, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AtomDraft } from '../../src/atoms/model.js';
+import { numberUtil as util } from '../support/atoms.js';
 import { AtomStore } from '../../src/store/atomStore.js';
 import { AtomWorkspace, type WorkspaceOptions } from '../../src/workspace.js';
 import { wordsOnly } from '../support/inProcess.js';
@@ -17,17 +17,6 @@ import { tempDir } from '../support/tmp.js';
 
 const options: WorkspaceOptions = { embeddings: wordsOnly };
 
-function util(name: string, body: string): AtomDraft {
-  return {
-    name,
-    type: 'util',
-    code: `function ${name}(x) {\n  return ${body};\n}\n`,
-    inputs: [{ name: 'x', type: 'number' }],
-    outputs: [{ name: 'y', type: 'number' }],
-    dependencies: [],
-    description: `${name} for the text tree open test`,
-  };
-}
 
 /** The atom's file with its body changed, as an editor or a git checkout would leave it. */
 function edit(dir: string, name: string, from: string, to: string): void {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AtomDraft } from '../../src/atoms/model.js';
+import { numberUtil as util } from '../support/atoms.js';
 import { formatStatus, workspaceStatus } from '../../src/mcp/tools/getStatus.js';
 import { AtomWorkspace, type WorkspaceOptions } from '../../src/workspace.js';
 import { openInProcess, wordsOnly } from '../support/inProcess.js';
@@ -43,17 +43,6 @@ async function until(what: string, check: () => boolean, timeoutMs = 10_000): Pr
   }
 }
 
-function util(name: string, body: string, dependencies: string[] = []): AtomDraft {
-  return {
-    name,
-    type: 'util',
-    code: `function ${name}(x) {\n  return ${body};\n}\n`,
-    inputs: [{ name: 'x', type: 'number' }],
-    outputs: [{ name: 'y', type: 'number' }],
-    dependencies,
-    description: `${name} for the text tree test`,
-  };
-}
 
 /** An atom file as a person would write it (header, then the function). */
 function file(name: string, body: string, requires: string[] = []): string {

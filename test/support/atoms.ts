@@ -57,3 +57,16 @@ export const gameLoop: AtomDraft = {
 };
 
 export const cube: AtomDraft[] = [physicsConfig, mathClamp, playerJump, gameLoop];
+
+/** A small util atom `name(x) => y` returning `body`, as the text tree tests write them. */
+export function numberUtil(name: string, body: string, dependencies: string[] = []): AtomDraft {
+  return {
+    name,
+    type: 'util',
+    code: `function ${name}(x) {\n  return ${body};\n}\n`,
+    inputs: [{ name: 'x', type: 'number' }],
+    outputs: [{ name: 'y', type: 'number' }],
+    dependencies,
+    description: `${name} for the text tree test`,
+  };
+}
