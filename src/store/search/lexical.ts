@@ -1,22 +1,16 @@
 /**
- * The full-text half of search: a MiniSearch (BM25) index over what an agent might type to
- * name an atom: its name's words, description, port names and descriptions, and the
- * identifiers its code uses. Updated synchronously on every change, so a search right after
- * an upsert sees the new words.
+ * The full-text half of search: a BM25 index (fullText.ts, scored as MiniSearch scores) over what
+ * an agent might type to name an atom: its name's words, description, port names and
+ * descriptions, and the identifiers its code uses. Updated synchronously on every change, so a
+ * search right after an upsert sees the new words.
  */
-import MiniSearch, { type SearchOptions } from 'minisearch';
 import type { Atom, AtomType } from '../../atoms/model.js';
+import { FullTextIndex } from './fullText.js';
 import { relatedWords } from './vocabulary.js';
 import { normalizeTerm, splitWords, terms } from './words.js';
 
-interface LexicalDoc {
-  name: string;
-  type: AtomType;
-  words: string;
-  description: string;
-  ports: string;
-  identifiers: string;
-}
+/** The indexed fields, in the order atomTexts gives their texts. */
+export const FIELDS = ['words', 'description', 'ports', 'identifiers'] as const;
 
 export interface RankedName {
   name: string;
@@ -60,33 +54,28 @@ export class PackedWords implements WordLookup, Iterable<string> {
 }
 
 /** How much a match in each field counts; the name says most about what an atom does. */
-const BOOST = { words: 3, description: 2, ports: 1.5, identifiers: 0.5 };
+export const BOOST = { words: 3, description: 2, ports: 1.5, identifiers: 0.5 };
 /** The field weights for a query written like code (rank.ts: identifier-like). */
-const CODE_BOOST = { ...BOOST, identifiers: 2 };
+export const CODE_BOOST = { ...BOOST, identifiers: 2 };
 /** Weight of a related word (see vocabulary.ts) against a word the query itself used. */
-const RELATED_WEIGHT = 0.35;
+export const RELATED_WEIGHT = 0.35;
+
+/** Field weights, and prefix matches from 4 letters and one typo from 6 (two from 10), at lower weights. */
+export const QUERY_DEFAULTS = {
+  boost: BOOST,
+  prefix: (term: string) => term.length >= 4,
+  fuzzy: (term: string) => (term.length >= 6 ? 0.15 : false) as number | false,
+  weights: { fuzzy: 0.3, prefix: 0.5 },
+};
 
 export class LexicalIndex {
   /** How many atoms use each code identifier and name word (lowercase): rare ones say more. */
   private readonly frequency = new Map<string, number>();
   private readonly wordsOf = new Map<string, AtomWords>();
-  private readonly index = new MiniSearch<LexicalDoc>({
-    idField: 'name',
-    fields: ['words', 'description', 'ports', 'identifiers'],
-    storeFields: ['type'],
-    tokenize: splitWords,
-    processTerm: (term) => normalizeTerm(term),
-    searchOptions: {
-      boost: BOOST,
-      combineWith: 'OR',
-      prefix: (term) => term.length >= 4,
-      fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
-      weights: { fuzzy: 0.3, prefix: 0.5 },
-    },
-  });
+  private readonly index = new FullTextIndex({ fields: FIELDS, tokenize: splitWords, processTerm: normalizeTerm, defaults: QUERY_DEFAULTS });
 
   get size(): number {
-    return this.index.documentCount;
+    return this.index.size;
   }
 
   has(name: string): boolean {
@@ -95,13 +84,12 @@ export class LexicalIndex {
 
   /** Adds or replaces an atom. */
   put(atom: Atom): void {
-    const doc = toDoc(atom);
-    if (this.index.has(atom.name)) this.index.replace(doc);
-    else this.index.add(doc);
+    const texts = atomTexts(atom);
+    this.index.put(atom.name, atom.type, texts);
     this.uncount(atom.name);
     const words: AtomWords = {
       name: new PackedWords(terms(atom.name)),
-      code: new PackedWords(doc.identifiers.split(' ').map((k) => k.toLowerCase())),
+      code: new PackedWords(texts[3].split(' ').map((k) => k.toLowerCase())),
       dependencies: [...atom.dependencies],
     };
     for (const k of keysOf(words)) this.frequency.set(k, (this.frequency.get(k) ?? 0) + 1);
@@ -113,13 +101,18 @@ export class LexicalIndex {
     return this.wordsOf.get(name);
   }
 
+  /** After putting many atoms at once: gives back room kept for growth. */
+  trim(): void {
+    this.index.trim();
+  }
+
   remove(name: string): void {
-    if (this.index.has(name)) this.index.discard(name);
+    this.index.remove(name);
     this.uncount(name);
   }
 
   clear(): void {
-    this.index.removeAll();
+    this.index.clear();
     this.frequency.clear();
     this.wordsOf.clear();
   }
@@ -130,7 +123,7 @@ export class LexicalIndex {
    */
   idf(kind: 'code' | 'name', word: string): number {
     const n = this.frequency.get(`${kind}:${kind === 'code' ? word.toLowerCase() : word}`) ?? 0;
-    return Math.log(1 + this.index.documentCount / (n + 0.5));
+    return Math.log(1 + this.index.size / (n + 0.5));
   }
 
   private uncount(name: string): void {
@@ -149,19 +142,12 @@ export class LexicalIndex {
    * query's words (vocabulary.ts) count too, at a lower weight.
    */
   search(query: string, limit: number, type?: AtomType, expand = false): RankedName[] {
-    const filter: SearchOptions = type ? { filter: (r) => r.type === type } : {};
     const related = expand ? relatedWords(query) : [];
     const hits =
       related.length === 0
-        ? this.index.search(query, filter)
-        : this.index.search(
-            {
-              combineWith: 'OR',
-              queries: [query, { queries: [related.join(' ')], boostTerm: () => RELATED_WEIGHT, prefix: false, fuzzy: false }],
-            },
-            filter,
-          );
-    return hits.slice(0, limit).map((h) => ({ name: String(h.id), score: h.score }));
+        ? this.index.search(query, { tag: type })
+        : this.index.searchEither([{ query }, { query: related.join(' '), options: { termBoost: RELATED_WEIGHT, prefix: false, fuzzy: false } }], type);
+    return hits.slice(0, limit).map(named);
   }
 
   /**
@@ -169,14 +155,16 @@ export class LexicalIndex {
    * related word widen what is found without outweighing a word the query used.
    */
   searchApart(query: string, limit: number, type?: AtomType, codeLike = false): { own: RankedName[]; related: RankedName[] } {
-    const filter: SearchOptions = type ? { filter: (r) => r.type === type } : {};
     // A query written like code is looked for in the code as much as in the name.
-    const own = this.index.search(query, codeLike ? { ...filter, boost: CODE_BOOST } : filter).slice(0, limit);
+    const own = this.index.search(query, codeLike ? { tag: type, boost: CODE_BOOST } : { tag: type }).slice(0, limit);
     const words = relatedWords(query);
-    const related = words.length === 0 ? [] : this.index.search(words.join(' '), { ...filter, prefix: false, fuzzy: false }).slice(0, limit);
-    const named = (h: { id: unknown; score: number }) => ({ name: String(h.id), score: h.score });
+    const related = words.length === 0 ? [] : this.index.search(words.join(' '), { tag: type, prefix: false, fuzzy: false }).slice(0, limit);
     return { own: own.map(named), related: related.map(named) };
   }
+}
+
+function named(hit: { id: string; score: number }): RankedName {
+  return { name: hit.id, score: hit.score };
 }
 
 /** The keys an atom's words are counted under in `frequency`. */
@@ -185,16 +173,10 @@ function* keysOf(words: AtomWords): Iterable<string> {
   for (const t of words.name) yield `name:${t}`;
 }
 
-function toDoc(atom: Atom): LexicalDoc {
+/** The texts of FIELDS, in their order. */
+export function atomTexts(atom: Atom): [words: string, description: string, ports: string, identifiers: string] {
   const ports = [...atom.inputs, ...atom.outputs].map((p) => `${p.name} ${p.description ?? ''}`).join(' ');
-  return {
-    name: atom.name,
-    type: atom.type,
-    words: splitWords(atom.name).join(' '),
-    description: withAcronyms(atom.description ?? ''),
-    ports,
-    identifiers: identifiersOf(atom),
-  };
+  return [splitWords(atom.name).join(' '), withAcronyms(atom.description ?? ''), ports, identifiersOf(atom)];
 }
 
 /**

@@ -430,6 +430,7 @@ export class SearchIndex implements Disposable {
         if (generation !== this.lexicalGeneration) return;
       }
     }
+    this.lexical.trim();
     for (const name of this.lexicalDirty ?? []) {
       const atom = this.source.get(name);
       if (atom) this.lexical.put(atom);

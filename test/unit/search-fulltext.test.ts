@@ -1,0 +1,116 @@
+/**
+ * The full-text index (fullText.ts) against MiniSearch 7, which it replaced: built from the same
+ * atoms with the same options, every query must rank the same atoms in the same order with the
+ * same scores, to the last bit. After edits the two may differ in document frequencies (MiniSearch
+ * counts a discarded document until it vacuums), so there they are compared after a vacuum.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import MiniSearch from 'minisearch';
+import { validateDraft } from '../../src/atoms/validate.js';
+import type { Atom, AtomDraft } from '../../src/atoms/model.js';
+import { FullTextIndex } from '../../src/store/search/fullText.js';
+import { atomTexts, CODE_BOOST, FIELDS, QUERY_DEFAULTS, RELATED_WEIGHT } from '../../src/store/search/lexical.js';
+import { relatedWords } from '../../src/store/search/vocabulary.js';
+import { normalizeTerm, splitWords } from '../../src/store/search/words.js';
+import { GAME_ATOMS, GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
+import { APP_ATOMS, APP_QUERIES } from '../fixtures/search-app-atoms.js';
+
+const asAtom = (d: AtomDraft): Atom => ({ ...validateDraft(d), version: 1, created_at: '', updated_at: '' });
+const ATOMS = [...GAME_ATOMS, ...APP_ATOMS].map(asAtom);
+const QUERIES = [
+  ...[...GAME_QUERIES, ...HELD_OUT_QUERIES, ...APP_QUERIES].map((q) => q.query),
+  // identifiers, prefixes, typos, stop words only, repeated words, nothing
+  'requestAnimationFrame', 'Math.hypot', 'aabb', 'veloc', 'collsion', 'positon update', 'the of and', 'jump jump', '', 'zzzz_unknown',
+];
+
+type Doc = { id: string; type: string; words: string; description: string; ports: string; identifiers: string };
+
+function miniSearch(): MiniSearch<Doc> {
+  return new MiniSearch<Doc>({
+    fields: [...FIELDS],
+    storeFields: ['type'],
+    tokenize: splitWords,
+    processTerm: (t) => normalizeTerm(t),
+    searchOptions: { ...QUERY_DEFAULTS, combineWith: 'OR' },
+  });
+}
+
+function docOf(atom: Atom): Doc {
+  const [words, description, ports, identifiers] = atomTexts(atom);
+  return { id: atom.name, type: atom.type, words, description, ports, identifiers };
+}
+
+function both(atoms: readonly Atom[]): { ours: FullTextIndex; theirs: MiniSearch<Doc> } {
+  const ours = new FullTextIndex({ fields: FIELDS, tokenize: splitWords, processTerm: normalizeTerm, defaults: QUERY_DEFAULTS });
+  const theirs = miniSearch();
+  for (const atom of atoms) {
+    ours.put(atom.name, atom.type, atomTexts(atom));
+    theirs.add(docOf(atom));
+  }
+  return { ours, theirs };
+}
+
+/** Every way lexical.ts asks: plain, by type, as code, and with related words. */
+function compareAll(ours: FullTextIndex, theirs: MiniSearch<Doc>, exact: boolean): number {
+  let compared = 0;
+  const same = (label: string, a: Array<{ id: string; score: number }>, b: Array<{ id: unknown; score: number }>) => {
+    const left = a.map((h) => [h.id, h.score] as const);
+    const right = b.map((h) => [String(h.id), h.score] as const);
+    if (exact) assert.deepEqual(left, right, label);
+    else {
+      assert.deepEqual(left.map(([id]) => id).sort(), right.map(([id]) => id).sort(), label);
+      for (let i = 0; i < left.length; i++) assert.ok(Math.abs(left[i]![1] - right[i]![1]) < 1e-9, `${label}: score ${i}`);
+    }
+    compared++;
+  };
+  for (const q of QUERIES) {
+    same(`"${q}"`, ours.search(q), theirs.search(q));
+    same(`"${q}" core`, ours.search(q, { tag: 'core' }), theirs.search(q, { filter: (r) => r.type === 'core' }));
+    same(`"${q}" as code`, ours.search(q, { boost: CODE_BOOST }), theirs.search(q, { boost: CODE_BOOST }));
+    const related = relatedWords(q).join(' ');
+    if (!related) continue;
+    const only = { prefix: false, fuzzy: false } as const;
+    same(`"${q}" related`, ours.search(related, only), theirs.search(related, only));
+    same(
+      `"${q}" with related`,
+      ours.searchEither([{ query: q }, { query: related, options: { ...only, termBoost: RELATED_WEIGHT } }]),
+      theirs.search({ combineWith: 'OR', queries: [q, { queries: [related], boostTerm: () => RELATED_WEIGHT, ...only }] }),
+    );
+  }
+  return compared;
+}
+
+test('built from the same atoms, it ranks and scores every query as MiniSearch does, to the bit', () => {
+  const { ours, theirs } = both(ATOMS);
+  assert.equal(ours.size, theirs.documentCount);
+  const compared = compareAll(ours, theirs, true);
+  assert.ok(compared > 300, `${compared} rankings compared`);
+});
+
+test('after replacing and removing atoms it agrees with MiniSearch once that has vacuumed', async () => {
+  const { ours, theirs } = both(ATOMS);
+  for (const atom of ATOMS.slice(0, 40)) {
+    const edited = { ...atom, description: `${atom.description} rewritten with velocity` };
+    ours.put(atom.name, atom.type, atomTexts(edited));
+    theirs.replace(docOf(edited));
+  }
+  for (const atom of ATOMS.slice(40, 60)) {
+    ours.remove(atom.name);
+    theirs.discard(atom.name);
+  }
+  await theirs.vacuum();
+  assert.equal(ours.size, theirs.documentCount);
+  assert.equal(ours.has(ATOMS[45]!.name), false);
+  compareAll(ours, theirs, false);
+});
+
+test('a removed document leaves no trace: removing every atom empties the index, and re-adding ranks as before', () => {
+  const { ours } = both(ATOMS);
+  const before = QUERIES.map((q) => ours.search(q));
+  for (const atom of ATOMS) ours.remove(atom.name);
+  assert.equal(ours.size, 0);
+  assert.deepEqual(ours.search('velocity'), []);
+  for (const atom of ATOMS) ours.put(atom.name, atom.type, atomTexts(atom));
+  assert.deepEqual(QUERIES.map((q) => ours.search(q)), before);
+});
