@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { SERVER_NAME } from '../version.js';
+import { NODE_FLAGS } from '../util/nodeFlags.js';
 
 /** The server entry every agent gets: how to start our stdio MCP server. */
 export interface StdioServer {
@@ -62,9 +63,12 @@ export function findTarget(id: string): AgentTarget {
   return target;
 }
 
-/** The command line an agent runs: `node <cli.js> serve --workspace <dir> --stdio`. */
+/**
+ * The command line an agent runs: `node --max-semi-space-size=16 <cli.js> serve --workspace <dir>
+ * --stdio` (the V8 option keeps the server's young generation small: util/nodeFlags.ts).
+ */
 export function stdioServer(nodeCommand: string, cliPath: string, workspaceDir: string): StdioServer {
-  return { command: nodeCommand, args: [cliPath, 'serve', '--workspace', workspaceDir, '--stdio'] };
+  return { command: nodeCommand, args: [...NODE_FLAGS, cliPath, 'serve', '--workspace', workspaceDir, '--stdio'] };
 }
 
 export type MergeOutcome = 'added' | 'updated' | 'unchanged';

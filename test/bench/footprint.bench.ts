@@ -10,6 +10,9 @@
  * (say, a build of the last release) each size is measured on both servers, one after the other on
  * fresh copies of the same workspace, so the figures stand side by side in one run.
  *
+ * Servers start the way an agent's configuration starts them (agentConfig.ts), with NODE_FLAGS;
+ * this build is measured once more with V8's default young generation, to show that option's share.
+ *
  *   BENCH_SIZES=50000 npm run bench -- footprint
  *   BENCH_BASELINE_CLI=/tmp/before/dist/cli.js npm run bench -- footprint
  */
@@ -22,6 +25,7 @@ import { bytes, ms, ratio, summarize, type BenchOptions, type BenchSection } fro
 import { seeded } from './generate.js';
 import { prepareSynthetic, prepareUpgraded } from './syntheticWorkspaces.js';
 import type { PreparedWorkspace } from './workspaces.js';
+import { NODE_FLAGS } from '../../src/util/nodeFlags.js';
 
 const MiB = 2 ** 20;
 const QUERIES = [...GAME_QUERIES, ...HELD_OUT_QUERIES].map((q) => q.query);
@@ -37,15 +41,20 @@ const LARGE = { readRatio: 2, searchP50: 150, upsertP50: 60 };
 interface Build {
   label: string;
   cli: string;
+  /** Node options before the script (NODE_FLAGS, as agents start the server). */
+  flags: readonly string[];
 }
 
 export default async function footprintBench(options: BenchOptions): Promise<BenchSection[]> {
   const sizes = footprintSizes(options);
-  const builds: Build[] = [{ label: 'this build', cli: CLI }];
+  const builds: Build[] = [
+    { label: 'this build', cli: CLI, flags: NODE_FLAGS },
+    { label: 'this build, V8 defaults', cli: CLI, flags: [] },
+  ];
   const baseline = process.env.BENCH_BASELINE_CLI;
   if (baseline) {
     if (!existsSync(baseline)) throw new Error(`BENCH_BASELINE_CLI=${baseline} does not exist: point it at another build's dist/cli.js`);
-    builds.push({ label: 'baseline', cli: baseline });
+    builds.push({ label: 'baseline', cli: baseline, flags: NODE_FLAGS });
   }
   const memory: Record<string, string | number>[] = [];
   const disk: Record<string, string | number>[] = [];
@@ -58,7 +67,7 @@ export default async function footprintBench(options: BenchOptions): Promise<Ben
       // (it writes the text tree, atoms/, on a first open). Both are opened once by their own
       // server before the measured open, so the text tree's records are that build's own (a copy
       // has new inodes, and this build's records vouch for a file by its size, mtime and inode).
-      const ws = build === builds[0] ? await prepareUpgraded(size, options.log) : await prepareSynthetic(size, options.log);
+      const ws = build.cli === CLI ? await prepareUpgraded(size, options.log) : await prepareSynthetic(size, options.log);
       try {
         await firstOpen(ws, build);
         const before = await filesOf(ws.dir);
@@ -77,6 +86,7 @@ export default async function footprintBench(options: BenchOptions): Promise<Ben
       rows: memory,
       notes: [
         'start → tools/list: from spawning the server to its tools/list answer; start → first get_status: to the answer of the first tool call, which waits for the workspace to open (a server may list its tools before).',
+        `Servers start as an agent's configuration starts them: node ${NODE_FLAGS.join(' ')} cli.js serve --stdio (util/nodeFlags.ts); "V8 defaults" is this build without that option; a baseline gets the same option.`,
         'RSS: resident memory of the server process (/proc VmRSS) after that first get_status (the workspace open), after the searches; peak = VmHWM over its life. The model process (a child started by the first search that embeds a query) is measured apart; footprint = server peak + model peak (an upper bound: the peaks need not coincide). A baseline (BENCH_BASELINE_CLI) from before the model had its own process shows its model inside the server figures.',
         `targets (issue 15): server peak after searches ≤ 150 MiB at 1,000 atoms; at 10,000 RSS after open ≤ 200, peak ≤ 300, footprint ≤ 500 MiB, start ≤ 400 ms; at 50,000 peak ≤ 600 MiB, open ≤ 2 s.`,
       ],
@@ -116,7 +126,7 @@ function footprintSizes(options: { quick: boolean }): number[] {
  * server may list its tools before) and stops it, so the measured open is a second, clean one.
  */
 async function firstOpen(ws: PreparedWorkspace, build: Build): Promise<void> {
-  const server = await connectStdio(process.execPath, [build.cli, 'serve', '--stdio', '--log-level', 'warn', '--workspace', ws.dir], {});
+  const server = await connectStdio(process.execPath, [...build.flags, build.cli, 'serve', '--stdio', '--log-level', 'warn', '--workspace', ws.dir], {});
   try {
     await timedCall(server.client, 'get_status', {});
   } finally {
@@ -126,7 +136,7 @@ async function firstOpen(ws: PreparedWorkspace, build: Build): Promise<void> {
 
 async function measure(ws: PreparedWorkspace, size: number, build: Build, options: BenchOptions) {
   const started = performance.now();
-  const server = await connectStdio(process.execPath, [build.cli, 'serve', '--stdio', '--bench-tools', '--log-level', 'warn', '--workspace', ws.dir], {}, started);
+  const server = await connectStdio(process.execPath, [...build.flags, build.cli, 'serve', '--stdio', '--bench-tools', '--log-level', 'warn', '--workspace', ws.dir], {}, started);
   const target = TARGETS[size] ?? {};
   const row: Record<string, string | number> = { atoms: size, server: build.label, 'start → tools/list ms': ms(server.startMs) };
   const large: Record<string, string | number>[] = [];

@@ -6,7 +6,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { UseLiteProvider } from '../../src/store/embeddings/useLite.js';
@@ -54,6 +54,9 @@ test('embeds in a separate process, whose memory is reported apart', async () =>
   assert.equal(memory.running, true);
   assert.equal(memory.pid, pid);
   assert.ok((memory.rssBytes ?? 0) > 50 * 2 ** 20, `the child holds the model (${memory.rssBytes} bytes)`);
+  // Started with a small young generation (util/nodeFlags.ts), inside VS Code too: it is ours.
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  assert.ok(argv.includes('--max-semi-space-size=16'), argv.join(' '));
 });
 
 test('an idle process is ended and the next request starts another', async () => {

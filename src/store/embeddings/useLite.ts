@@ -14,6 +14,7 @@ import type { Socket } from 'node:net';
 import type { EmbedderMemory, EmbeddingProvider } from './provider.js';
 import type { EmbedRequest, EmbedResponse, WorkerConfig } from './protocol.js';
 import { tfjsWasmDir, useLiteModelDir, useLiteProcessScript } from './paths.js';
+import { NODE_FLAGS } from '../../util/nodeFlags.js';
 
 export const USE_LITE_MODEL_ID = 'use-lite-512@energetic-ai-0.2.0';
 
@@ -102,7 +103,8 @@ export class UseLiteProvider implements EmbeddingProvider {
       // Inside VS Code's extension host process.execPath is Electron (or code-server's node):
       // ELECTRON_RUN_AS_NODE makes it a plain Node, which is all the model needs.
       execPath: process.execPath,
-      execArgv: script.execArgv,
+      // Ours to start, even inside VS Code: a small young generation (util/nodeFlags.ts).
+      execArgv: [...NODE_FLAGS, ...script.execArgv],
       env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
       // The child's stdout must never reach ours (the MCP stdio channel): both go to our stderr.
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
