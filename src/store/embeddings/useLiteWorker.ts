@@ -57,7 +57,10 @@ let queue = Promise.resolve();
 process.on('message', (request: EmbedRequest) => {
   queue = queue.then(async () => {
     const response = await handle(request);
-    if (process.connected) send(response);
+    // The channel can close between the check and the write (the parent closed while this
+    // embedded): with a callback the failed write is this one's to handle, not an uncaught
+    // 'error' that printed a stack to the parent's log. Nobody is left to answer: exit.
+    if (process.connected) send(response, undefined, {}, (err) => err && process.exit(0));
   });
 });
 
