@@ -89,6 +89,13 @@ export class AtomWorkspace {
     const workspace = new AtomWorkspace(root, store, log, bundlePath, options.embeddings ?? new UseLiteProvider());
     // In the background: a search or an edit waits for it, opening the workspace does not.
     void workspace.search.open().catch(() => {});
+    // The open sorted the atoms to check their graph: the boot atom and the bundle's layout start
+    // from that order (changes from here on reach both through the store's announcements).
+    const order = store.takeOpenOrder();
+    if (order) {
+      workspace.boot = { name: bootAtom(store.all(), order) };
+      workspace.builder.startFrom(order);
+    }
     if (options.textTree !== false && !store.readOnly) {
       try {
         // A fresh clone's files are imported before anyone reads; a store opened from this

@@ -86,6 +86,11 @@ export class Builder {
     return this.lastCaused ?? this.rebuild();
   }
 
+  /** The atoms' dependency order, sorted by someone already (the store's open): see IncrementalBundler.startFrom. */
+  startFrom(order: readonly string[]): void {
+    this.bundler.startFrom(order);
+  }
+
   /** Resolves once no build is asked for, running or queued. */
   async idle(): Promise<void> {
     for (;;) {

@@ -44,10 +44,10 @@ export const BOOT_RULE = 'the core atom named game_loop, else main, else the las
 
 /**
  * The atom the bundle boots (its Boot line calls it), by the one rule (`findEntryPoint`). Sorts
- * the graph only when the rule needs the order: no `game_loop` or `main` core atom and more than
- * one core atom.
+ * the graph only when the rule needs the order (no `game_loop` or `main` core atom and more than
+ * one core atom) and `order`, the atoms' dependency order when the caller has it, is not given.
  */
-export function bootAtom(atomList: Iterable<Atom>): string | null {
+export function bootAtom(atomList: Iterable<Atom>, order?: readonly string[]): string | null {
   const atoms = new Map<string, Atom>();
   let cores = 0;
   let core: string | null = null;
@@ -60,7 +60,7 @@ export function bootAtom(atomList: Iterable<Atom>): string | null {
   }
   // One core atom or none: whatever the rule's order, that one (or nothing) boots.
   if (cores <= 1) return core;
-  return findEntryPoint(atoms, () => topologicalOrder(new Map([...atoms.values()].map((a) => [a.name, a.dependencies]))).order);
+  return findEntryPoint(atoms, order ?? (() => topologicalOrder(new Map([...atoms.values()].map((a) => [a.name, a.dependencies]))).order));
 }
 
 /**
@@ -116,6 +116,17 @@ export class IncrementalBundler {
   private laid: { atoms: Atom[]; bytes: Buffer[] } = { atoms: [], bytes: [] };
   /** The header lines after the date and the Boot lines, for `order`; undefined: render again. */
   private rendered: { entry: string | null; orderLine: Buffer; boot: Buffer } | undefined;
+
+  /**
+   * The atoms' dependency order, from whoever sorted them already (the store's open): taken
+   * when this bundler has none, so the first build after an open does not sort again.
+   */
+  startFrom(order: readonly string[]): void {
+    if (this.order) return;
+    this.order = [...order];
+    this.rendered = undefined;
+    this.laid = { atoms: [], bytes: [] };
+  }
 
   /** A dependency list changed (or anything unknown): sort again at the next build. */
   invalidateOrder(): void {

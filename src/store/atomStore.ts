@@ -90,6 +90,8 @@ export class AtomStore implements AtomReader, Disposable {
   private isClosed = false;
   private readOnlyReason: string | undefined;
   private report: OpenReport = { refused: [], removed: [] };
+  /** The atoms in dependency order as the first load checked them, until taken (takeOpenOrder). */
+  private openOrder: string[] | undefined;
 
   /** Fired after a change is durable and applied. */
   readonly onDidChange = this.changes.event;
@@ -176,12 +178,24 @@ export class AtomStore implements AtomReader, Disposable {
       if (!bytes) await this.compactNow(); // created on first use
     }
     this.model.replace(loaded.atoms);
+    this.openOrder = previous ? undefined : loaded.order;
     this.embeddings.replace(loaded.database, loaded.embeddingNames);
     this.builds.replace(loaded.lastBuild);
     this.report = loaded.report;
     this.outside.stamp();
     logOpenReport(this.log, loaded.report, this.dbFile);
     this.log.info(`store: ${this.model.size} atoms from ${this.dbFile} (${loaded.replayed} journal entries replayed)`);
+  }
+
+  /**
+   * The atoms in dependency order (bundler.ts's layout), as the open's check sorted them, once:
+   * whoever takes it right after the open (the workspace, for the boot atom and the bundle's
+   * layout) need not sort 50,000 atoms again. Undefined after that, or after a reload.
+   */
+  takeOpenOrder(): string[] | undefined {
+    const order = this.openOrder;
+    this.openOrder = undefined;
+    return order;
   }
 
   /** What the last open (or reload from disk) refused; empty lists for a database this program wrote. */

@@ -30,6 +30,8 @@ export interface Loaded {
   journal: { validBytes: number; totalBytes: number };
   /** The atoms that passed the check at open, sorted by name. */
   atoms: Atom[];
+  /** Their names in dependency order, as the bundle lays them out (the check sorted them). */
+  order: string[];
   /** The loaded atoms that have a vector in the database (read when search asks for them). */
   embeddingNames: Set<string>;
   lastBuild: BuildRecord | undefined;
@@ -63,7 +65,7 @@ export async function readStore(bytes: Uint8Array | undefined, dbFile: string, j
     const rows = readAtomRows(database);
     await nextTurn();
     const sealed = new Map<string, string>();
-    const atoms = await checkAtomRows(rows, report.refused, sealed);
+    const { atoms, order } = await checkAtomRows(rows, report.refused, sealed);
     await nextTurn();
     if (sealed.size > 0) database.transaction(() => writeSeals(database, sealed));
     // Once, after a migration: the snapshot is written without the space the old layout left free.
@@ -72,7 +74,7 @@ export async function readStore(bytes: Uint8Array | undefined, dbFile: string, j
     // Vectors of atoms not loaded are left where they are.
     const embeddingNames = readEmbeddingNames(database, (name) => names.has(name));
     const unsaved = changed || sealed.size > 0;
-    return { database, seq, replayed, unsaved, journal: { validBytes, totalBytes }, atoms, embeddingNames, lastBuild: readLastBuild(database), report };
+    return { database, seq, replayed, unsaved, journal: { validBytes, totalBytes }, atoms, order, embeddingNames, lastBuild: readLastBuild(database), report };
   } catch (err) {
     database.close();
     throw err;

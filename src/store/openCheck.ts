@@ -11,7 +11,7 @@
  * sealed once it passes, so the next open is fast.
  */
 import { errors } from '../atoms/errors.js';
-import { dependentsMap, soundTogether, topologicalOrder } from '../atoms/graph.js';
+import { dependentsMap, topologicalOrder } from '../atoms/graph.js';
 import type { Atom, AtomDraft } from '../atoms/model.js';
 import { validateDraft } from '../atoms/validate.js';
 import type { Logger } from '../util/log.js';
@@ -66,7 +66,7 @@ export function checkedEntry(entry: JournalEntry, refused: RefusedAtom[]): Journ
  * of code), so it gives the event loop a turn every few hundred parsed atoms: the extension host
  * stays responsive while a large workspace opens for the first time.
  */
-export async function checkAtomRows(rows: RawAtomRow[], refused: RefusedAtom[], sealed?: Map<string, string>): Promise<Atom[]> {
+export async function checkAtomRows(rows: RawAtomRow[], refused: RefusedAtom[], sealed?: Map<string, string>): Promise<{ atoms: Atom[]; order: string[] }> {
   const atoms = new Map<string, Atom>();
   let parsed = 0;
   let seen = 0;
@@ -102,10 +102,10 @@ export async function checkAtomRows(rows: RawAtomRow[], refused: RefusedAtom[], 
       refused.push(refusal(r.name, err, 'database'));
     }
   }
-  refuseBrokenGraph(atoms, refused);
+  const order = refuseBrokenGraph(atoms, refused);
   if (sealed) for (const name of sealed.keys()) if (!atoms.has(name)) sealed.delete(name);
   // Sorted here, not by the database: a table of someone else's may declare another collation.
-  return [...atoms.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { atoms: [...atoms.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), order };
 }
 
 /**
@@ -191,18 +191,22 @@ function parseJsonColumn(value: unknown, column: string): unknown {
 /**
  * Refuses, in `atoms`, each atom that depends on one missing or refused (and so on, to the atoms
  * that depend on those), then every atom left on a cycle or behind one: the graph an upsert
- * keeps, so the bundle can order it.
+ * keeps, so the bundle can order it. Returns the atoms left in dependency order (bundler.ts's
+ * layout), which the open hands on so that nothing sorts them again before they change.
  */
-function refuseBrokenGraph(atoms: Map<string, Atom>, refused: RefusedAtom[]): void {
+function refuseBrokenGraph(atoms: Map<string, Atom>, refused: RefusedAtom[]): string[] {
   const queue: [string, string][] = [];
   for (const atom of atoms.values()) {
     const missing = atom.dependencies.filter((d) => !atoms.has(d));
     if (missing.length > 0) queue.push([atom.name, `depends on ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not loaded`]);
   }
-  // The usual open finds nothing missing and no cycle: a walk says so without the reverse map or
-  // the sorted order, which only name what is refused (a third of a second at 50,000 atoms).
+  // The usual open finds nothing missing and no cycle: the sort says so (and its order is kept),
+  // without the reverse map, which only names what is refused.
   const graph = new Map([...atoms.values()].map((a) => [a.name, a.dependencies]));
-  if (queue.length === 0 && soundTogether(graph, [...graph.keys()])) return;
+  if (queue.length === 0) {
+    const { order, cyclic } = topologicalOrder(graph);
+    if (cyclic.length === 0) return order;
+  }
   const users = dependentsMap(graph);
   while (queue.length > 0) {
     const [name, reason] = queue.pop()!;
@@ -210,11 +214,12 @@ function refuseBrokenGraph(atoms: Map<string, Atom>, refused: RefusedAtom[]): vo
     refused.push({ name, reason, source: 'database' });
     for (const user of users.get(name) ?? []) if (atoms.has(user)) queue.push([user, `depends on ${name}, which is not loaded`]);
   }
-  const { cyclic } = topologicalOrder(new Map([...atoms.values()].map((a) => [a.name, a.dependencies])));
+  const { order, cyclic } = topologicalOrder(new Map([...atoms.values()].map((a) => [a.name, a.dependencies])));
   for (const name of cyclic) {
     atoms.delete(name);
     refused.push({ name, reason: 'is on a dependency cycle, or depends on an atom on one', source: 'database' });
   }
+  return order;
 }
 
 function refusal(name: unknown, err: unknown, source: RefusedAtom['source']): RefusedAtom {

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createBundle, IncrementalBundler } from '../../src/build/bundler.js';
+import { bootAtom, createBundle, IncrementalBundler } from '../../src/build/bundler.js';
 import { writeFileAtomic } from '../../src/util/atomicFile.js';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { validateDraft } from '../../src/atoms/validate.js';
@@ -102,6 +102,32 @@ test('the builder follows the store: a dependency change reorders latest.js', as
     const order = /^\/\/ Order: (.*)$/m.exec(readFileSync(bundlePath, 'utf8'))![1]!.split(' -> ');
     assert.ok(order.indexOf('z_helper') < order.indexOf('player_jump'), order.join(' -> '));
     assert.equal(body(readFileSync(bundlePath, 'utf8')), body(createBundle(ws.atoms.all()).code));
+  } finally {
+    await ws.close();
+  }
+});
+
+test('after a reopen the boot atom and the first build start from the order the open sorted, and match a fresh sort', async () => {
+  const dir = tempDir();
+  // Three core atoms and no game_loop or main: the boot atom is the last core atom in dependency
+  // order, so a wrong order would boot another one.
+  const drafts: AtomDraft[] = [
+    { name: 'zeta_core', type: 'core', code: 'function zeta_core() { return 1; }' },
+    { name: 'alpha_core', type: 'core', code: 'function alpha_core() { return zeta_core() + 1; }', dependencies: ['zeta_core'] },
+    { name: 'mid_core', type: 'core', code: 'function mid_core() { return 3; }' },
+    { name: 'b_util', type: 'util', code: 'function b_util() { return alpha_core() * 2; }', dependencies: ['alpha_core'] },
+  ];
+  let ws = await AtomWorkspace.open(dir, { embeddings: noModel });
+  for (const d of drafts) await ws.upsert(d);
+  await ws.close();
+  ws = await AtomWorkspace.open(dir, { embeddings: noModel });
+  try {
+    assert.equal(ws.bootAtom(), bootAtom(ws.atoms.all()));
+    assert.equal(ws.bootAtom(), 'alpha_core');
+    // The first build after the open lays the atoms out in the order it was handed.
+    await ws.upsert({ ...drafts[2]!, code: 'function mid_core() { return 4; }' });
+    const body = (code: string) => code.split('\n').slice(2).join('\n'); // without the Generated line
+    assert.equal(body(readFileSync(join(dir, '.atomic', 'latest.js'), 'utf8')), body(createBundle(ws.atoms.all()).code));
   } finally {
     await ws.close();
   }
