@@ -287,6 +287,11 @@ export class AtomStore implements AtomReader, Disposable {
     return this.embeddings.all();
   }
 
+  /** A slice of the stored vectors, in name order (StoredEmbeddings.page). */
+  embeddingsPage(after: string, limit: number): { embeddings: StoredEmbedding[]; next: string | undefined } {
+    return this.embeddings.page(after, limit);
+  }
+
   /** Why writes are refused, when the workspace could only be opened for reading. */
   get readOnly(): string | undefined {
     return this.readOnlyReason;

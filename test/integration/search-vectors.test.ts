@@ -3,9 +3,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LEGACY_INDEX_FILES, VectorIndex, type VectorMeta } from '../../src/store/search/vectorIndex.js';
+import { embeddingText } from '../../src/atoms/signature.js';
+import type { EmbeddingProvider } from '../../src/store/embeddings/provider.js';
+import { textHash } from '../../src/store/embeddings/textHash.js';
+import { SearchIndex } from '../../src/store/search/searchIndex.js';
+import { MemorySource } from '../fixtures/search-source.js';
+import { numberUtil } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
 
 const meta = (type: VectorMeta['type'] = 'util'): VectorMeta => ({ type, model: 'm1', textHash: 'h' });
@@ -94,4 +101,41 @@ test('the index files of earlier versions are removed at open, and nothing is wr
   writeFileSync(join(other, 'notes.txt'), 'not ours');
   await new VectorIndex(other).open();
   assert.deepEqual(readdirSync(other), ['notes.txt']);
+});
+
+test('search reads the stored vectors at open a slice at a time (not 50,000 rows in one turn), and indexes every one', async () => {
+  const dimensions = 8;
+  // A model that turns a text into a vector of its hash's bytes: same text, same vector.
+  const vectorOf = (text: string) => unit(...[...createHash('sha256').update(text.trim()).digest().subarray(0, dimensions)].map((b) => b - 127.5));
+  const provider: EmbeddingProvider = {
+    modelId: 'chars',
+    dimensions,
+    embed: async (texts) => texts.map(vectorOf),
+    dispose: async () => {},
+  };
+  const drafts = Array.from({ length: 4_500 }, (_, i) => numberUtil(`atom_${String(i).padStart(4, '0')}`, `x + ${i}`));
+  const source = new MemorySource(join(tempDir(), '.atomic'), drafts);
+  source.reload(
+    drafts,
+    source.all().map((atom) => ({ name: atom.name, model: 'chars', textHash: textHash(embeddingText(atom)), vector: vectorOf(embeddingText(atom)) })),
+  );
+  const slices: number[] = [];
+  const page = source.embeddingsPage.bind(source);
+  source.embeddingsPage = (after, limit) => {
+    const read = page(after, limit);
+    slices.push(read.embeddings.length);
+    return read;
+  };
+  const index = new SearchIndex(source, provider, { backlogDelayMs: 60_000 });
+  try {
+    await index.open();
+    assert.ok(slices.length >= 3 && Math.max(...slices) <= 2_000, `read in slices of ${slices.join(', ')}`);
+    assert.equal(slices.reduce((a, b) => a + b, 0), 4_500);
+    assert.equal(index.pendingEmbeddings, 0, 'every stored vector was current: nothing to embed again');
+    const last = source.get('atom_4499')!;
+    const { hits } = await index.search(embeddingText(last), { mode: 'semantic', limit: 1, threshold: -1 });
+    assert.equal(hits[0]?.atom.name, 'atom_4499');
+  } finally {
+    await index.close();
+  }
 });

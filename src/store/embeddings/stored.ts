@@ -46,6 +46,26 @@ export class StoredEmbeddings {
     return row ? storedOf(row) : undefined;
   }
 
+  /**
+   * A slice of the vectors, in name order: those of atoms named after `after`, from at most
+   * `limit` rows (`next`: where the following slice starts; undefined after the last). A large
+   * table is read a slice at a time, with turns of the event loop between (search's open).
+   */
+  page(after: string, limit: number): { embeddings: StoredEmbedding[]; next: string | undefined } {
+    if (!this.db) return { embeddings: [], next: undefined };
+    const embeddings: StoredEmbedding[] = [];
+    let last: string | undefined;
+    let read = 0;
+    for (const row of this.db.rows('SELECT name, model, text_hash, vector FROM embeddings WHERE name > ? ORDER BY name LIMIT ?', [after, limit])) {
+      read++;
+      if (typeof row[0] !== 'string') continue;
+      last = row[0];
+      const e = this.names.has(row[0]) ? storedOf(row) : undefined;
+      if (e) embeddings.push(e);
+    }
+    return { embeddings, next: read < limit ? undefined : last };
+  }
+
   all(): StoredEmbedding[] {
     if (!this.db) return [];
     const out: StoredEmbedding[] = [];

@@ -45,6 +45,8 @@ const READ_YOUR_WRITES_WAIT_MS = 30_000;
  * a search or an edit needs the model sooner: opening a workspace stays cheap.
  */
 const BACKLOG_DELAY_MS = 5_000;
+/** Stored vectors read, and atoms checked against them, per turn of the event loop at open. */
+const RECONCILE_SLICE = 2_000;
 /**
  * A search finishes a small backlog before it answers, so the first search of a session ranks
  * those atoms by meaning too (the model embeds one text in 70–90 ms: 40 atoms take about 3 s). A
@@ -455,14 +457,23 @@ export class SearchIndex implements Disposable {
     for (const name of this.vectors.names()) {
       if (!live.has(name) || this.vectors.meta(name)?.model !== this.provider.modelId) this.vectors.delete(name);
     }
-    const stored = new Map(this.source.allEmbeddings().map((row) => [row.name, row]));
+    // In slices with turns between: 50,000 rows took 0.4 s in one piece, and tool calls waited.
+    const stored = new Map<string, StoredEmbedding>();
+    for (let after: string | undefined = ''; after !== undefined; ) {
+      const page = this.source.embeddingsPage(after, RECONCILE_SLICE);
+      for (const row of page.embeddings) stored.set(row.name, row);
+      after = page.next;
+      await nextTurn();
+    }
     // One pass decides each atom's fate (hashing every atom's text is the costly part).
     const toIndex: Array<{ atom: Atom; row: StoredEmbedding }> = [];
     const toEmbed: string[] = [];
-    for (const atom of atoms) {
+    for (let i = 0; i < atoms.length; i++) {
+      const atom = atoms[i]!;
       const row = stored.get(atom.name);
       if (!row || !this.isCurrent(atom, row)) toEmbed.push(atom.name);
       else if (!this.isIndexed(atom, row)) toIndex.push({ atom, row });
+      if (i % RECONCILE_SLICE === RECONCILE_SLICE - 1) await nextTurn();
     }
     if (toIndex.length > 0) {
       // By reference: the vectors read from the database are the index's only copy (vectorIndex.ts).

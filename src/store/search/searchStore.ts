@@ -21,7 +21,11 @@ export interface SearchStore {
   get(name: string): Atom | undefined;
   onDidChange(listener: (e: SearchStoreChange) => void): Disposable;
   getEmbedding(name: string): StoredEmbedding | undefined;
-  allEmbeddings(): StoredEmbedding[];
+  /**
+   * Stored vectors of atoms named after `after`, in name order, from at most `limit` rows; `next`
+   * is where the following slice starts (undefined: that was the last).
+   */
+  embeddingsPage(after: string, limit: number): { embeddings: StoredEmbedding[]; next: string | undefined };
   /** Durable; rows for atoms that no longer exist are ignored. */
   putEmbeddings(rows: StoredEmbedding[]): Promise<void>;
 }
