@@ -9,7 +9,7 @@
  */
 import type { StoreDatabase } from '../database.js';
 import type { SqlValue } from 'sql.js';
-import { decodeHalf, encodeHalf } from './float16.js';
+import { encodeHalf, halfVector, type Vector } from './float16.js';
 
 /** An atom's vector as the database keeps it, with what it was computed from. */
 export interface StoredEmbedding {
@@ -18,7 +18,8 @@ export interface StoredEmbedding {
   model: string;
   /** textHash() of the embedded text. */
   textHash: string;
-  vector: Float32Array;
+  /** As computed (float32), or as read back (binary16 where the runtime has Float16Array: halfVector). */
+  vector: Vector;
 }
 
 /** A StoredEmbedding as a journal line carries it (journal.ts's `emb` op). */
@@ -104,7 +105,7 @@ export function toRow(e: StoredEmbedding): EmbeddingRow {
     name: e.name,
     model: e.model,
     textHash: e.textHash,
-    vector: Buffer.from(e.vector.buffer, e.vector.byteOffset, e.vector.byteLength).toString('base64'),
+    vector: Buffer.from(float32Bytes(e.vector)).toString('base64'),
   };
 }
 
@@ -135,7 +136,14 @@ export function readEmbeddingNames(db: StoreDatabase, loaded: (name: string) => 
 function storedOf([name, model, textHash, blob]: SqlValue[]): StoredEmbedding | undefined {
   if (typeof name !== 'string' || typeof model !== 'string' || typeof textHash !== 'string') return undefined;
   if (!(blob instanceof Uint8Array) || blob.byteLength % 2 !== 0) return undefined;
-  return { name, model, textHash, vector: decodeHalf(blob) };
+  // sql.js hands each blob over in a buffer of its own, so a view on it is safe to keep.
+  return { name, model, textHash, vector: halfVector(blob) };
+}
+
+/** The vector's float32 bytes (the journal's form), whatever it is held as. */
+function float32Bytes(vector: Vector): Uint8Array {
+  const f32 = vector instanceof Float32Array ? vector : Float32Array.from(vector);
+  return new Uint8Array(f32.buffer, f32.byteOffset, f32.byteLength);
 }
 
 function decodeVector(base64: string): Float32Array {

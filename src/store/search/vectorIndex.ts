@@ -2,8 +2,8 @@
  * The vector half of search: a vectra LocalIndex, one item per atom (id = atom name), in memory.
  *
  * Each vector is kept once, here: the database keeps them on disk and the store reads them only
- * when search asks (StoredEmbeddings). The items hold the Float32Arrays they are given, never a
- * copy, and nothing is written to disk: vectra runs on its in-memory VirtualFileStorage with a
+ * when search asks (StoredEmbeddings). The items hold the arrays they are given (float32, or
+ * binary16 views on the database's bytes where the runtime has Float16Array), never a copy, and nothing is written to disk: vectra runs on its in-memory VirtualFileStorage with a
  * codec that keeps the index object as it is (HeldIndexCodec) rather than encoding it. Earlier
  * versions kept a second copy in `.atomic/vectors/` (20 MiB of float32 at 10,000 atoms, rewritten
  * whole after edits); that folder's files are removed when found.
@@ -15,6 +15,7 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { AtomType } from '../../atoms/model.js';
+import type { Vector } from '../embeddings/float16.js';
 import { cosine } from '../embeddings/provider.js';
 import { LocalIndex, VirtualFileStorage, type DocumentCatalog, type IndexCodec, type IndexData, type MetadataFilter, type MetadataTypes } from './vectra.js';
 
@@ -35,12 +36,12 @@ export interface VectorHit {
 /** An atom's vector and what it was computed from; `vector` is kept by reference, never copied. */
 export interface VectorEntry {
   name: string;
-  vector: Float32Array;
+  vector: Vector;
   meta: VectorMeta;
 }
 
 interface Entry {
-  vector: Float32Array | number[];
+  vector: Vector | number[];
   meta: VectorMeta;
 }
 
@@ -168,7 +169,7 @@ export class VectorIndex {
     return this.flushing;
   }
 
-  upsert(name: string, vector: Float32Array | number[], meta: VectorMeta): void {
+  upsert(name: string, vector: Vector | number[], meta: VectorMeta): void {
     this.known.set(name, meta);
     this.overlay.set(name, { vector, meta });
     this.scheduleFlush();
