@@ -1,7 +1,7 @@
 // Bundles the extension, the command line and the webview apps into dist/ with esbuild,
 // and copies the runtime assets (sql.js wasm, the embedding model) beside them.
 import * as esbuild from 'esbuild';
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appContexts } from './buildApps.mjs';
@@ -57,6 +57,34 @@ for (const [from, to] of assets) {
 const bm25Stub = join(root, 'scripts', 'stubs', 'vectra-bm25.cjs');
 const VECTRA_BM25_STUBS = { 'wink-nlp': bm25Stub, 'wink-eng-lite-web-model': bm25Stub, 'wink-bm25-text-search': bm25Stub };
 
+/**
+ * V8 keeps a script's source as one string, at two bytes a character if a single character is not
+ * Latin-1: one curly quote in the stemmer's regular expressions made the 1.2 MB core.js (loaded in
+ * VS Code's extension host) and cli.js cost 2.4 MB each (1.1 MiB more heap, measured). esbuild
+ * escapes such characters in strings but not in regular expressions, so the modules that have
+ * them are escaped here.
+ */
+const asciiRegExps = {
+  name: 'ascii-regexps',
+  setup(build) {
+    build.onLoad({ filter: /wink-porter2-stemmer[\\/]src[\\/]wink-porter2-stemmer\.js$/ }, (args) => ({
+      // `\’` in a regular expression is the character itself; `\u2019` is the same character in ASCII.
+      contents: readFileSync(args.path, 'utf8').replace(/\\?\u2019/g, '\\u2019'),
+      loader: 'js',
+    }));
+  },
+};
+
+/** A production bundle run by Node must be ASCII (see asciiRegExps); says which file is not, and where. */
+function checkAscii(file) {
+  const bytes = readFileSync(file);
+  const at = bytes.findIndex((b) => b > 0x7f);
+  if (at >= 0) {
+    const around = bytes.subarray(Math.max(0, at - 40), at + 10).toString('utf8');
+    throw new Error(`${file} is not ASCII at byte ${at} (${JSON.stringify(around)}): V8 would keep its source at two bytes a character; escape that module in scripts/build.mjs (asciiRegExps)`);
+  }
+}
+
 const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', legalComments: 'none' };
 const contexts = [];
 for (const [entry, out] of nodeEntries) {
@@ -70,6 +98,7 @@ for (const [entry, out] of nodeEntries) {
       format: 'cjs',
       external: ['vscode'],
       alias: VECTRA_BM25_STUBS,
+      plugins: [asciiRegExps],
       banner: out === 'cli.js' ? { js: '#!/usr/bin/env node' } : undefined,
       define: { 'process.env.ATOMIC_BUNDLED': '"1"' },
     }),
@@ -95,4 +124,7 @@ if (watch) {
 } else {
   await Promise.all(contexts.map((c) => c.rebuild()));
   await Promise.all(contexts.map((c) => c.dispose()));
+  // Minified bundles have no comments left, so anything not ASCII is code (the development
+  // build keeps its dependencies' comments, some of them typographic).
+  if (production) for (const [, out] of nodeEntries) checkAscii(join(dist, out));
 }
