@@ -154,8 +154,14 @@ export async function runUi({ build = true } = {}) {
     //    bridges to the extension's server because VS Code owns the workspace).
     await replaceInEditor(page, 'physics_config().jump_force;', 'physics_config().jump_force * 1.5;');
     await page.keyboard.press('Control+S');
-    await page.locator('.tabs-container .tab.dirty').waitFor({ state: 'detached', timeout: 15_000 });
-    const saved = await readAtomThroughCli(folder, 'player_jump');
+    // The tab's dirty mark may not be drawn yet when the save is pressed, so "no dirty tab" proves
+    // nothing: the store is asked until the edit is there (or 15 s have passed).
+    let saved = '';
+    for (const until = Date.now() + 15_000; Date.now() < until; ) {
+      saved = await readAtomThroughCli(folder, 'player_jump');
+      if (saved.includes('jump_force * 1.5')) break;
+      await page.waitForTimeout(250);
+    }
     check('a saved edit is in the store (read through the CLI bridge)', saved.includes('jump_force * 1.5') && /player_jump \(feature\) v2/.test(saved), JSON.stringify(saved.slice(0, 80)));
     await shot(page, '3-saved-edit.png');
 
