@@ -55,22 +55,33 @@ function insertAtom(db: Database, name: string, type: string, code: string, depe
   for (const d of dependencies) db.run('INSERT INTO atom_dependencies VALUES (?, ?)', [name, d]);
 }
 
-/** A workspace as a hostile repository would ship it. */
-async function craftedWorkspace(): Promise<string> {
-  const dir = tempDir('atomic-crafted-');
+/**
+ * A workspace folder whose atoms.db has the crafted schema, with `fill` inserting its rows (the
+ * schema's injecting trigger is dropped first, or it would rewrite them too).
+ */
+async function craftedDatabase(prefix: string, fill: (db: Database) => void): Promise<string> {
+  const dir = tempDir(prefix);
   mkdirSync(join(dir, '.atomic'));
   const db = new (await SQL).Database();
   db.run(CRAFTED_SCHEMA);
-  // Inserted while the trigger is there: it rewrites them too, to the same valid shape.
   db.run('DROP TRIGGER inject');
-  insertAtom(db, mathClamp.name, mathClamp.type, mathClamp.code);
-  insertAtom(db, BAD_NAME, 'util', 'function bad() {}');
-  insertAtom(db, 'big_atom', 'util', BIG_CODE);
-  insertAtom(db, 'broken_atom', 'util', 'function broken_atom( {');
-  insertAtom(db, 'uses_big', 'util', 'function uses_big() { return big_atom(); }', ['big_atom']);
-  db.run(`CREATE TRIGGER inject AFTER INSERT ON atoms BEGIN UPDATE atoms SET code = ${INJECTED_CODE} WHERE name = NEW.name; END;`);
+  fill(db);
   writeFileSync(join(dir, '.atomic', 'atoms.db'), db.export());
   db.close();
+  return dir;
+}
+
+/** A workspace as a hostile repository would ship it. */
+async function craftedWorkspace(): Promise<string> {
+  const dir = await craftedDatabase('atomic-crafted-', (db) => {
+    insertAtom(db, mathClamp.name, mathClamp.type, mathClamp.code);
+    insertAtom(db, BAD_NAME, 'util', 'function bad() {}');
+    insertAtom(db, 'big_atom', 'util', BIG_CODE);
+    insertAtom(db, 'broken_atom', 'util', 'function broken_atom( {');
+    insertAtom(db, 'uses_big', 'util', 'function uses_big() { return big_atom(); }', ['big_atom']);
+    // Back for whatever the store inserts later.
+    db.run(`CREATE TRIGGER inject AFTER INSERT ON atoms BEGIN UPDATE atoms SET code = ${INJECTED_CODE} WHERE name = NEW.name; END;`);
+  });
   // A journal entry with a valid checksum (anyone can compute one) writing an atom no upsert takes.
   const atom = { name: JOURNAL_NAME, type: 'util', code: 'function journal() {}', inputs: [], outputs: [], dependencies: [], description: null, version: 1, created_at: T, updated_at: T };
   writeFileSync(join(dir, '.atomic', 'atoms.journal'), encodeEntry({ seq: 1, ops: [{ op: 'put', atom: atom as never }] }));
@@ -157,17 +168,12 @@ test('atoms that fail an upsert\'s checks are refused at open, reported, kept in
 });
 
 test('atoms on a dependency cycle in a crafted atoms.db are refused at open, with the atoms they lead to; the rest load', async () => {
-  const dir = tempDir('atomic-crafted-cycle-');
-  mkdirSync(join(dir, '.atomic'));
-  const db = new (await SQL).Database();
-  db.run(CRAFTED_SCHEMA);
-  db.run('DROP TRIGGER inject');
-  insertAtom(db, mathClamp.name, mathClamp.type, mathClamp.code);
-  insertAtom(db, 'ping_atom', 'util', 'function ping_atom() { return pong_atom(); }', ['pong_atom']);
-  insertAtom(db, 'pong_atom', 'util', 'function pong_atom() { return ping_atom(); }', ['ping_atom']);
-  insertAtom(db, 'uses_ping', 'util', 'function uses_ping() { return ping_atom(); }', ['ping_atom']);
-  writeFileSync(join(dir, '.atomic', 'atoms.db'), db.export());
-  db.close();
+  const dir = await craftedDatabase('atomic-crafted-cycle-', (db) => {
+    insertAtom(db, mathClamp.name, mathClamp.type, mathClamp.code);
+    insertAtom(db, 'ping_atom', 'util', 'function ping_atom() { return pong_atom(); }', ['pong_atom']);
+    insertAtom(db, 'pong_atom', 'util', 'function pong_atom() { return ping_atom(); }', ['ping_atom']);
+    insertAtom(db, 'uses_ping', 'util', 'function uses_ping() { return ping_atom(); }', ['ping_atom']);
+  });
   const store = await AtomStore.open(dir);
   try {
     assert.deepEqual(store.all().map((a) => a.name), ['math_clamp']);

@@ -30,16 +30,25 @@ function age(dir: string): void {
   for (const f of readdirSync(join(dir, 'atoms'))) utimesSync(join(dir, 'atoms', f), past, past);
 }
 
-test('an open from .atomic/ answers reads before the reconcile; a write waits for it and lands after the file changed outside', async () => {
-  const dir = tempDir('atomic-texttree-open-');
+/**
+ * A workspace closed cleanly with `changed` (x + 1) and `kept` (x * 2), whose `changed` file is then
+ * edited to `x + <to>` while nothing watched, opened again with its background comparison held
+ * until `release` is called.
+ */
+async function reopenedWithHeldReconcile(prefix: string, changed: string, kept: string, to: number) {
+  const dir = tempDir(prefix);
   const first = await AtomWorkspace.open(dir, options);
-  await first.upsertMany([util('edited_outside', 'x + 1'), util('left_alone', 'x * 2')]);
+  await first.upsertMany([util(changed, 'x + 1'), util(kept, 'x * 2')]);
   await first.close();
-  edit(dir, 'edited_outside', 'x + 1', 'x + 100'); // while nothing watched
-
+  edit(dir, changed, 'x + 1', `x + ${to}`);
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
   const ws = await AtomWorkspace.open(dir, { ...options, textTree: { beforeReconcile: () => held } });
+  return { dir, ws, release };
+}
+
+test('an open from .atomic/ answers reads before the reconcile; a write waits for it and lands after the file changed outside', async () => {
+  const { dir, ws, release } = await reopenedWithHeldReconcile('atomic-texttree-open-', 'edited_outside', 'left_alone', 100);
   try {
     // The open resolved while the reconcile is held: reads answer from the store as it was.
     assert.match(ws.atoms.get('edited_outside')!.code, /x \+ 1\b/, 'read before the reconcile: the store as it was');
@@ -117,15 +126,7 @@ test('an open after a crash (no clean close of the text tree) reconciles before 
 });
 
 test('a close during the background comparison cuts it short, still cleanly; the next open compares again and takes the file', async () => {
-  const dir = tempDir('atomic-texttree-close-');
-  const first = await AtomWorkspace.open(dir, options);
-  await first.upsertMany([util('changed_offline', 'x + 1'), util('kept_as_is', 'x * 2')]);
-  await first.close();
-  edit(dir, 'changed_offline', 'x + 1', 'x + 7'); // while nothing watched
-
-  let release!: () => void;
-  const held = new Promise<void>((r) => (release = r));
-  const ws = await AtomWorkspace.open(dir, { ...options, textTree: { beforeReconcile: () => held } });
+  const { dir, ws, release } = await reopenedWithHeldReconcile('atomic-texttree-close-', 'changed_offline', 'kept_as_is', 7);
   const closing = ws.close(); // before the comparison has looked at any file
   release();
   await closing;
