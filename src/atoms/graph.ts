@@ -148,7 +148,7 @@ export function soundTogether(graph: GraphLookup, names: readonly string[]): boo
  */
 export function topologicalOrder(graph: DependencyMap): { order: string[]; cyclic: string[] } {
   // Atoms as numbers in name order, so the heap compares numbers and the counts and dependents
-  // are typed arrays: 250 -> 60 ms at 50,000 atoms against Maps of names and a heap of strings.
+  // are typed arrays: 170-280 -> 72-80 ms at 50,000 atoms against Maps of names and a heap of strings.
   const names = [...graph.keys()].sort();
   const n = names.length;
   const index = new Map<string, number>();
@@ -247,7 +247,6 @@ export function findCycles(graph: DependencyMap): string[][] {
   return cycles;
 }
 
-/** A binary min-heap of strings, for a deterministic topological order in O(n log n). */
 /** A binary min-heap of small integers, in a typed array of a fixed capacity. */
 class IndexHeap {
   private readonly items: Int32Array;

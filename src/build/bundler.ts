@@ -67,7 +67,7 @@ export function bootAtom(atomList: Iterable<Atom>, order?: readonly string[]): s
  * The boot rule (BOOT_RULE): `game_loop` or `main` among core atoms, else the last core atom in
  * topological order (`order`, or a function giving it, called only when the rule needs it).
  */
-export function findEntryPoint(atoms: ReadonlyMap<string, Atom>, order: readonly string[] | (() => readonly string[])): string | null {
+export function findEntryPoint(atoms: Pick<ReadonlyMap<string, Atom>, 'get'>, order: readonly string[] | (() => readonly string[])): string | null {
   for (const preferred of ['game_loop', 'main']) {
     if (atoms.get(preferred)?.type === 'core') return preferred;
   }
@@ -87,6 +87,13 @@ export interface BundleBytes {
   entry: string | null;
 }
 
+/** Where a build reads the atoms from: the store itself, so a build copies no map of them. */
+export interface AtomLookup {
+  readonly size: number;
+  get(name: string): Atom | undefined;
+  all(): readonly Atom[];
+}
+
 /**
  * The same bundle as `createBundle`, remembering what did not change between builds: each
  * atom's indented text, already UTF-8 encoded (keyed by the atom object, which the store
@@ -97,13 +104,6 @@ export interface BundleBytes {
  * The order is kept up to date without sorting again when an atom is added or removed (see
  * `noteAdded`); a changed dependency list sorts again (`invalidateOrder`).
  */
-/** Where a build reads the atoms from: the store itself, so a build copies no map of them. */
-export interface AtomLookup {
-  readonly size: number;
-  get(name: string): Atom | undefined;
-  all(): readonly Atom[];
-}
-
 export class IncrementalBundler {
   private readonly chunks = new WeakMap<Atom, Buffer>();
   /** Dependencies first, ties by name; undefined: sort at the next build. */
@@ -122,17 +122,12 @@ export class IncrementalBundler {
    * when this bundler has none, so the first build after an open does not sort again.
    */
   startFrom(order: readonly string[]): void {
-    if (this.order) return;
-    this.order = [...order];
-    this.rendered = undefined;
-    this.laid = { atoms: [], bytes: [] };
+    if (!this.order) this.ordered([...order]);
   }
 
   /** A dependency list changed (or anything unknown): sort again at the next build. */
   invalidateOrder(): void {
-    this.order = undefined;
-    this.rendered = undefined;
-    this.laid = { atoms: [], bytes: [] };
+    this.ordered(undefined);
   }
 
   /**
@@ -159,8 +154,7 @@ export class IncrementalBundler {
       }
     }
     order.splice(at, 0, atom.name);
-    this.rendered = undefined;
-    this.laid = { atoms: [], bytes: [] };
+    this.ordered(order);
   }
 
   /** An atom removed that nothing depended on: the others keep their sequence (as above). */
@@ -168,8 +162,7 @@ export class IncrementalBundler {
     const at = this.order?.indexOf(name) ?? -1;
     if (at < 0) return this.invalidateOrder();
     this.order!.splice(at, 1);
-    this.rendered = undefined;
-    this.laid = { atoms: [], bytes: [] };
+    this.ordered(this.order);
   }
 
   /** An atom's type changed: the order stands, the entry point may move. */
@@ -192,7 +185,7 @@ export class IncrementalBundler {
     }
     const order = this.order!;
     if (!this.rendered) {
-      const entry = findEntryPoint(mapOf(atoms, order), order);
+      const entry = findEntryPoint(atoms, order);
       this.rendered = {
         entry,
         orderLine: Buffer.from(
@@ -207,7 +200,12 @@ export class IncrementalBundler {
   }
 
   private layOut(atoms: AtomLookup): void {
-    this.order = layoutOf(mapOf(atoms, atoms.all().map((a) => a.name))).order;
+    this.ordered(dependencyOrder(atoms));
+  }
+
+  /** `order` is new, or changed in place: what was laid out and rendered for the old one goes. */
+  private ordered(order: string[] | undefined): void {
+    this.order = order;
     this.rendered = undefined;
     this.laid = { atoms: [], bytes: [] };
   }
@@ -248,17 +246,13 @@ function lookupOf(list: readonly Atom[]): AtomLookup {
   return { size: byName.size, get: (name) => byName.get(name), all: () => list };
 }
 
-/** The named atoms as a map (for the sort and the boot rule, which run only when the order changes). */
-function mapOf(atoms: AtomLookup, names: readonly string[]): Map<string, Atom> {
-  return new Map(names.map((n) => [n, atoms.get(n)!]));
-}
-
-function layoutOf(atoms: ReadonlyMap<string, Atom>): { order: string[]; entry: string | null } {
-  const { order, cyclic } = topologicalOrder(new Map([...atoms.values()].map((a) => [a.name, a.dependencies])));
+/** The atoms, dependencies first (topologicalOrder); atoms on a cycle cannot be bundled. */
+function dependencyOrder(atoms: AtomLookup): string[] {
+  const { order, cyclic } = topologicalOrder(new Map(atoms.all().map((a) => [a.name, a.dependencies])));
   if (cyclic.length > 0) {
     throw new BundleError(`the atoms ${cyclic.join(', ')} depend on each other in a cycle; break the cycle and rebuild`);
   }
-  return { order, entry: findEntryPoint(atoms, order) };
+  return order;
 }
 
 /** Indents by two spaces, except lines that start inside a template literal (their text would change). */

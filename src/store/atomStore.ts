@@ -283,10 +283,6 @@ export class AtomStore implements AtomReader, Disposable {
     return this.embeddings.get(name);
   }
 
-  allEmbeddings(): StoredEmbedding[] {
-    return this.embeddings.all();
-  }
-
   /** A slice of the stored vectors, in name order (StoredEmbeddings.page). */
   embeddingsPage(after: string, limit: number): { embeddings: StoredEmbedding[]; next: string | undefined } {
     return this.embeddings.page(after, limit);

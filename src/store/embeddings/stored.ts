@@ -67,16 +67,6 @@ export class StoredEmbeddings {
     return { embeddings, next: read < limit ? undefined : last };
   }
 
-  all(): StoredEmbedding[] {
-    if (!this.db) return [];
-    const out: StoredEmbedding[] = [];
-    for (const row of this.db.rows('SELECT name, model, text_hash, vector FROM embeddings')) {
-      const e = typeof row[0] === 'string' && this.names.has(row[0]) ? storedOf(row) : undefined;
-      if (e) out.push(e);
-    }
-    return out;
-  }
-
   get size(): number {
     return this.names.size;
   }
