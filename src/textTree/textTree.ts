@@ -157,15 +157,17 @@ export class TextTree implements TextTreeView {
       throw new AtomError('storage', `${ATOMS_FOLDER_SETTING} "${wanted}" ${reason}`);
     }
     const folder = relative(store.workspaceDir, folderPath).split(sep).join('/') || '.';
-    const stale = removeStaleTempFiles(folderPath);
-    if (stale > 0) log.info(`text tree: removed ${stale} temp file(s) a killed process left in ${folder}/`);
     const tree = new TextTree(store, log, folder, folderPath, options);
     tree.watch();
     const background = tree.records.wasClosedCleanly && store.size > 0 && tree.hasAtomFiles();
     tree.openInBackground = background;
     tree.reconcile = tree.enqueue(async () => {
       await options.beforeReconcile?.();
-      await tree.round('open', tree.everyName());
+      // One listing of the folder serves both: the litter of a killed writer, and the files to compare.
+      const listing = tree.listFolder();
+      const stale = removeStaleTempFiles(folderPath, listing);
+      if (stale > 0) log.info(`text tree: removed ${stale} temp file(s) a killed process left in ${folder}/`);
+      await tree.round('open', tree.everyName(listing));
       await tree.records.compact();
       log.info(`text tree: ${tree.records.size} atom files in ${folder}/${tree.problemList.size ? ` (${tree.problemList.size} not taken, see get_status)` : ''}`);
     });
@@ -300,19 +302,24 @@ export class TextTree implements TextTreeView {
   }
 
   /** Every name either side knows: the store's atoms, the folder's files, the records, the problems. */
-  private everyName(): Set<string> {
+  private everyName(listing: readonly string[] = this.listFolder()): Set<string> {
     const names = new Set(this.store.all().map((a) => a.name));
-    try {
-      for (const file of readdirSync(this.folderPath)) {
-        const name = atomFileName(file);
-        if (name !== undefined) names.add(name);
-      }
-    } catch {
-      // no folder: every recorded file counts as removed
+    for (const file of listing) {
+      const name = atomFileName(file);
+      if (name !== undefined) names.add(name);
     }
     for (const name of this.records.names()) names.add(name);
     for (const name of this.problemNames()) names.add(name);
     return names;
+  }
+
+  /** The folder's file names; none when there is no folder (then every recorded file counts as removed). */
+  private listFolder(): string[] {
+    try {
+      return readdirSync(this.folderPath);
+    } catch {
+      return [];
+    }
   }
 
   /** Whether the folder has an atom file; stops at the first (a folder of 10,000 is not listed whole). */
