@@ -64,7 +64,7 @@ export function findTarget(id: string): AgentTarget {
 }
 
 /**
- * The command line an agent runs: `node --max-semi-space-size=16 <cli.js> serve --workspace <dir>
+ * The command line an agent runs: `node --max-semi-space-size=8 <cli.js> serve --workspace <dir>
  * --stdio` (the V8 option keeps the server's young generation small: util/nodeFlags.ts).
  */
 export function stdioServer(nodeCommand: string, cliPath: string, workspaceDir: string): StdioServer {

@@ -6,11 +6,15 @@
  * semi-space (128 MiB committed) after a burst of allocation, such as a workspace's open, and
  * keeps it. Measured at 10,000 atoms (the footprint bench): that was 120 MiB of the server's
  * 395 MiB peak, and 40 MiB of its 250 MiB after the open. 16 MiB a semi-space, V8's limit before it
- * grew with the machine's memory, left open time and search latency within noise. The model's
+ * grew with the machine's memory, left open time and search latency within noise; 8 MiB took
+ * another 11-25 MiB off the RSS after a 10,000-atom open (192 against 203-217 MiB) and 5-15 MiB
+ * off the peak at 1,000 atoms, again with search p50 (28-34 against 32 ms at 10,000 atoms) and
+ * the 50,000-atom open within noise (servers started side by side, alternating). 4 MiB gained
+ * nothing more. The model's
  * process peaks at 188-190 MiB either way (its memory is the model's WebAssembly heap); it gets
  * the option so that no process of ours keeps a young generation it does not need.
  *
  * VS Code's extension host is not ours to start, so the in-process server lives with the host's
  * settings; what it adds there is its live memory, which the same bench measures.
  */
-export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
+export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];

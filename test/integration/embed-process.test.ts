@@ -56,7 +56,7 @@ test('embeds in a separate process, whose memory is reported apart', async () =>
   assert.ok((memory.rssBytes ?? 0) > 50 * 2 ** 20, `the child holds the model (${memory.rssBytes} bytes)`);
   // Started with a small young generation (util/nodeFlags.ts), inside VS Code too: it is ours.
   const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  assert.ok(argv.includes('--max-semi-space-size=16'), argv.join(' '));
+  assert.ok(argv.includes('--max-semi-space-size=8'), argv.join(' '));
 });
 
 test('an idle process is ended and the next request starts another', async () => {
