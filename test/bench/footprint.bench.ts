@@ -15,6 +15,8 @@
  *
  *   BENCH_SIZES=50000 npm run bench -- footprint
  *   BENCH_BASELINE_CLI=/tmp/before/dist/cli.js npm run bench -- footprint
+ *   BENCH_BASELINE_CLI=... BENCH_BASELINE_FLAGS='--max-semi-space-size=16' npm run bench -- footprint
+ *     (the baseline started with the Node options it shipped with; default: this build's NODE_FLAGS)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,7 +56,8 @@ export default async function footprintBench(options: BenchOptions): Promise<Ben
   const baseline = process.env.BENCH_BASELINE_CLI;
   if (baseline) {
     if (!existsSync(baseline)) throw new Error(`BENCH_BASELINE_CLI=${baseline} does not exist: point it at another build's dist/cli.js`);
-    builds.push({ label: 'baseline', cli: baseline, flags: NODE_FLAGS });
+    const flags = process.env.BENCH_BASELINE_FLAGS?.split(/\s+/).filter(Boolean) ?? NODE_FLAGS;
+    builds.push({ label: flags === NODE_FLAGS ? 'baseline' : `baseline (${flags.join(' ') || 'V8 defaults'})`, cli: baseline, flags });
   }
   const memory: Record<string, string | number>[] = [];
   const disk: Record<string, string | number>[] = [];
@@ -86,7 +89,7 @@ export default async function footprintBench(options: BenchOptions): Promise<Ben
       rows: memory,
       notes: [
         'start → tools/list: from spawning the server to its tools/list answer; start → first get_status: to the answer of the first tool call, which waits for the workspace to open (a server may list its tools before).',
-        `Servers start as an agent's configuration starts them: node ${NODE_FLAGS.join(' ')} cli.js serve --stdio (util/nodeFlags.ts); "V8 defaults" is this build without that option; a baseline gets the same option.`,
+        `Servers start as an agent's configuration starts them: node ${NODE_FLAGS.join(' ')} cli.js serve --stdio (util/nodeFlags.ts); "V8 defaults" is this build without that option; a baseline gets the same option unless BENCH_BASELINE_FLAGS gives its own.`,
         'RSS: resident memory of the server process (/proc VmRSS) after that first get_status (the workspace open), after the searches; peak = VmHWM over its life. The model process (a child started by the first search that embeds a query) is measured apart; footprint = server peak + model peak (an upper bound: the peaks need not coincide). A baseline (BENCH_BASELINE_CLI) from before the model had its own process shows its model inside the server figures.',
         `targets (issue 15): server peak after searches ≤ 150 MiB at 1,000 atoms; at 10,000 RSS after open ≤ 200, peak ≤ 300, footprint ≤ 500 MiB, start ≤ 400 ms; at 50,000 peak ≤ 600 MiB, open ≤ 2 s.`,
       ],
