@@ -13,7 +13,9 @@ const watch = process.argv.includes('--watch');
 
 /** Node-side bundles: [entry, output]. */
 const nodeEntries = [
-  ['src/cli.ts', 'cli.js'],
+  // The command line: a tiny entry that turns on Node's compile cache, then the command line itself.
+  ['src/cliEntry.ts', 'cli.js'],
+  ['src/cli.ts', 'cli-main.js'],
   ['src/extension.ts', 'extension.js'],
   // The extension's heavy half (store, search, MCP server), required on first start so activation
   // does not parse megabytes of code (src/lifecycle.ts loads it).

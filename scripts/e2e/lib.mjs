@@ -106,7 +106,7 @@ export function buildAndPackage() {
         const filter = (src) => !src.endsWith('.map') && !(src.includes('/media/') && src.endsWith('.ts'));
         if (existsSync(join(root, entry))) cpSync(join(root, entry), join(stage, entry), { recursive: true, filter });
       }
-      if (['extension.js', 'cli.js'].every((f) => existsSync(join(stage, 'dist', f)))) break;
+      if (['extension.js', 'cli.js', 'cli-main.js'].every((f) => existsSync(join(stage, 'dist', f)))) break;
     } catch (err) {
       if (attempt >= 3) throw err;
     }

@@ -16,9 +16,9 @@
  */
 import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { SqlValue } from 'sql.js';
+import { userCacheDir } from '../util/cacheDir.js';
 
 export const CHECK_VERSION = 1;
 const KEY_FILE = 'open-check.key';
@@ -30,11 +30,7 @@ const KEY_FILE = 'open-check.key';
 let cached: { where: string; key: KeyObject | null } | undefined;
 
 /** Where the secret lives: outside every workspace. */
-export function sealKeyDir(): string {
-  const env = process.env;
-  if (env.ATOMIC_CODING_CACHE_DIR) return env.ATOMIC_CODING_CACHE_DIR;
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'atomic-coding');
-}
+export const sealKeyDir = userCacheDir;
 
 /** This machine's secret (created on first use, readable by its user only); null when unavailable. */
 function sealKey(): KeyObject | null {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { UseLiteProvider } from '../../src/store/embeddings/useLite.js';
 import { tempDir } from '../support/tmp.js';
+import { compileCacheDir } from '../../src/util/compileCache.js';
 
 const providers: UseLiteProvider[] = [];
 after(async () => {
@@ -57,6 +58,9 @@ test('embeds in a separate process, whose memory is reported apart', async () =>
   // Started with a small young generation (util/nodeFlags.ts), inside VS Code too: it is ours.
   const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   assert.ok(argv.includes('--max-semi-space-size=8'), argv.join(' '));
+  // And with Node's compile cache in this user's cache folder (util/compileCache.ts).
+  const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  assert.ok(environ.includes(`NODE_COMPILE_CACHE=${compileCacheDir()}`), environ.filter((e) => e.startsWith('NODE_')).join(' '));
 });
 
 test('an idle process is ended and the next request starts another', async () => {

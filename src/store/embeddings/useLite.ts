@@ -15,6 +15,7 @@ import type { EmbedderMemory, EmbeddingProvider } from './provider.js';
 import type { EmbedRequest, EmbedResponse, WorkerConfig } from './protocol.js';
 import { tfjsWasmDir, useLiteModelDir, useLiteProcessScript } from './paths.js';
 import { NODE_FLAGS } from '../../util/nodeFlags.js';
+import { compileCacheEnv } from '../../util/compileCache.js';
 
 export const USE_LITE_MODEL_ID = 'use-lite-512@energetic-ai-0.2.0';
 
@@ -105,7 +106,8 @@ export class UseLiteProvider implements EmbeddingProvider {
       execPath: process.execPath,
       // Ours to start, even inside VS Code: a small young generation (util/nodeFlags.ts).
       execArgv: [...NODE_FLAGS, ...script.execArgv],
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      // NODE_COMPILE_CACHE: its 2.3 MB script read compiled after the first start (util/compileCache.ts).
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', ...compileCacheEnv() },
       // The child's stdout must never reach ours (the MCP stdio channel): both go to our stderr.
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'advanced',
