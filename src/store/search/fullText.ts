@@ -5,10 +5,11 @@
  *
  * MiniSearch keeps a Map per term and field and a Map entry per posting: about 75 bytes a posting
  * (500,000 postings at 10,000 atoms), and most of the full-text build's time. Here a posting is
- * two integers in a typed array (document, frequency), a document lists its terms by number, and
- * the term dictionary is MiniSearch's own radix tree (SearchableMap), so prefix and fuzzy matches
- * are found, and ties broken, in the same order. test/unit/search-fulltext.test.ts holds the two
- * side by side.
+ * two integers (document, frequency), and every posting list lives in one Int32Array (Postings):
+ * a typed array of its own per list cost about 190 bytes of objects for a few bytes of postings,
+ * 36 MiB at 50,000 atoms. A document lists its terms by number, and the term dictionary is
+ * MiniSearch's own radix tree (SearchableMap), so prefix and fuzzy matches are found, and ties
+ * broken, in the same order. test/unit/search-fulltext.test.ts holds the two side by side.
  *
  * One difference, on purpose: a replaced or removed document leaves the postings at once. MiniSearch
  * marks it discarded and counts its postings in document frequencies until a vacuum.
@@ -46,23 +47,13 @@ export interface FullTextHit {
   score: number;
 }
 
-/**
- * A term's postings, per field: [used, document, frequency, document, frequency, ...], ordered by
- * document; `used` counts the integers after it, the rest is room to grow.
- */
-interface Term {
-  readonly key: string;
-  readonly id: number;
-  readonly lists: Array<Int32Array | undefined>;
-}
-
 interface Doc {
   readonly id: string;
   readonly tag: string;
   /** Per field: its number of distinct tokens. */
-  readonly lengths: Int32Array;
+  readonly lengths: number[];
   /** The ids of the terms it is listed under, to take it out again. */
-  terms: Int32Array;
+  terms: number[];
 }
 
 interface Partial {
@@ -76,10 +67,14 @@ const MAX_FUZZY = 6;
 const DEFAULT_WEIGHTS = { fuzzy: 0.45, prefix: 0.375 };
 
 export class FullTextIndex {
-  private readonly dictionary = new SearchableMap<Term>();
+  /** Term -> term id. */
+  private readonly dictionary = new SearchableMap<number>();
   /** Terms by id; ids of removed terms are given out again. */
-  private readonly termsById: Array<Term | undefined> = [];
+  private readonly termKeys: Array<string | undefined> = [];
   private readonly freeTermIds: number[] = [];
+  /** Per term id and field (`id * fields + field`): where its list starts in `postings`, plus one; 0: none. */
+  private lists: Int32Array<ArrayBuffer> = new Int32Array(256);
+  private readonly postings = new Postings();
   private readonly docs = new Map<number, Doc>();
   private readonly shortIds = new Map<string, number>();
   private averageLengths: number[] = [];
@@ -91,17 +86,22 @@ export class FullTextIndex {
     return this.docs.size;
   }
 
+  /** Bytes the posting lists take, room to grow and holes included. */
+  get postingBytes(): number {
+    return this.postings.data.byteLength;
+  }
+
   has(id: string): boolean {
     return this.shortIds.has(id);
   }
 
   /** Adds a document, or replaces the one with the same id. */
   put(id: string, tag: string, texts: readonly string[]): void {
-    this.remove(id);
+    this.take(id);
     const { fields, tokenize, processTerm } = this.options;
     const shortId = this.nextId++;
     this.shortIds.set(id, shortId);
-    const doc: Doc = { id, tag, lengths: new Int32Array(fields.length), terms: EMPTY };
+    const doc: Doc = { id, tag, lengths: new Array<number>(fields.length).fill(0), terms: [] };
     this.docs.set(shortId, doc);
     const termIds: number[] = [];
     for (let field = 0; field < fields.length; field++) {
@@ -116,10 +116,16 @@ export class FullTextIndex {
         if (key) this.addPosting(termIds, shortId, field, key);
       }
     }
-    doc.terms = Int32Array.from(termIds);
+    doc.terms = termIds.slice();
+    this.compactIfWasteful();
   }
 
   remove(id: string): void {
+    this.take(id);
+    this.compactIfWasteful();
+  }
+
+  private take(id: string): void {
     const shortId = this.shortIds.get(id);
     if (shortId === undefined) return;
     const doc = this.docs.get(shortId)!;
@@ -127,23 +133,21 @@ export class FullTextIndex {
     doc.lengths.forEach((length, field) => {
       this.averageLengths[field] = count === 1 ? 0 : (this.averageLengths[field]! * count - length) / (count - 1);
     });
+    const fields = this.options.fields.length;
     for (const termId of doc.terms) {
-      const term = this.termsById[termId]!;
       let empty = true;
-      for (let field = 0; field < term.lists.length; field++) {
-        const list = term.lists[field];
-        if (!list) continue;
-        const at = positionOf(list, shortId);
-        if (at > 0) {
-          list.copyWithin(at, at + 2, list[0]! + 1);
-          list[0]! -= 2;
-        }
-        if (list[0] === 0) term.lists[field] = undefined;
-        else empty = false;
+      for (let field = 0; field < fields; field++) {
+        const slot = termId * fields + field;
+        const at = this.lists[slot]! - 1;
+        if (at < 0) continue;
+        if (this.postings.remove(at, shortId) === 0) {
+          this.postings.release(at);
+          this.lists[slot] = 0;
+        } else empty = false;
       }
       if (empty) {
-        this.dictionary.delete(term.key);
-        this.termsById[termId] = undefined;
+        this.dictionary.delete(this.termKeys[termId]!);
+        this.termKeys[termId] = undefined;
         this.freeTermIds.push(termId);
       }
     }
@@ -153,17 +157,19 @@ export class FullTextIndex {
 
   /** Gives back the room lists keep to grow (after a bulk load: about a third of their size). */
   trim(): void {
-    for (const term of this.termsById) {
-      if (!term) continue;
-      term.lists.forEach((list, field) => {
-        if (list && list.length > list[0]! + 1) term.lists[field] = list.slice(0, list[0]! + 1);
-      });
-    }
+    this.lists = this.postings.compact(this.lists, true);
+  }
+
+  /** Closes the holes that lists which moved or emptied left, once they are as large as what is in use. */
+  private compactIfWasteful(): void {
+    if (this.postings.wasteful()) this.lists = this.postings.compact(this.lists, false);
   }
 
   clear(): void {
     this.dictionary.clear();
-    this.termsById.length = 0;
+    this.termKeys.length = 0;
+    this.lists = new Int32Array(256);
+    this.postings.clear();
     this.freeTermIds.length = 0;
     this.docs.clear();
     this.shortIds.clear();
@@ -215,7 +221,7 @@ export class FullTextIndex {
     this.score(key, this.dictionary.get(key), 1, termBoost, boosts, results);
     const prefix = typeof o.prefix === 'function' ? o.prefix(key) : o.prefix === true;
     const fuzzy = typeof o.fuzzy === 'function' ? o.fuzzy(key) : (o.fuzzy ?? false);
-    let fuzzyMatches: Map<string, [Term, number]> | undefined;
+    let fuzzyMatches: Map<string, [number, number]> | undefined;
     if (fuzzy) {
       const maxDistance = fuzzy < 1 ? Math.min(MAX_FUZZY, Math.round(key.length * fuzzy)) : fuzzy;
       if (maxDistance) fuzzyMatches = this.dictionary.fuzzyGet(key, maxDistance);
@@ -235,20 +241,21 @@ export class FullTextIndex {
     return results;
   }
 
-  private score(queryTerm: string, term: Term | undefined, weight: number, termBoost: number, boosts: number[], results: Map<number, Partial>): void {
-    if (!term) return;
+  private score(queryTerm: string, termId: number | undefined, weight: number, termBoost: number, boosts: number[], results: Map<number, Partial>): void {
+    if (termId === undefined) return;
     const total = this.docs.size;
+    const data = this.postings.data;
     for (let field = 0; field < boosts.length; field++) {
-      const list = term.lists[field];
-      if (!list) continue;
-      const end = list[0]! + 1;
-      const matching = list[0]! / 2;
+      const at = this.lists[termId * boosts.length + field]! - 1;
+      if (at < 0) continue;
+      const used = data[at + 1]!;
+      const matching = used / 2;
       const average = this.averageLengths[field]!;
       const idf = Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
       const factor = weight * termBoost * boosts[field]!;
-      for (let i = 1; i < end; i += 2) {
-        const shortId = list[i]!;
-        const frequency = list[i + 1]!;
+      for (let i = at + HEAD, end = at + HEAD + used; i < end; i += 2) {
+        const shortId = data[i]!;
+        const frequency = data[i + 1]!;
         const length = this.docs.get(shortId)!.lengths[field]!;
         const raw = idf * (BM25.d + (frequency * (BM25.k + 1)) / (frequency + BM25.k * (1 - BM25.b + (BM25.b * length) / average)));
         const weighted = factor * raw;
@@ -264,33 +271,147 @@ export class FullTextIndex {
   }
 
   private addPosting(termIds: number[], shortId: number, field: number, key: string): void {
-    let term = this.dictionary.get(key);
-    if (!term) {
-      term = { key, id: this.freeTermIds.pop() ?? this.termsById.length, lists: [] };
-      this.termsById[term.id] = term;
-      this.dictionary.set(key, term);
+    const fields = this.options.fields.length;
+    let termId = this.dictionary.get(key);
+    if (termId === undefined) {
+      termId = this.freeTermIds.pop() ?? this.termKeys.length;
+      this.termKeys[termId] = key;
+      this.dictionary.set(key, termId);
+      if ((termId + 1) * fields > this.lists.length) {
+        const grown = new Int32Array(Math.max((termId + 1) * fields, this.lists.length * 2));
+        grown.set(this.lists);
+        this.lists = grown;
+      }
     }
-    let list = term.lists[field] ?? new Int32Array(3);
-    const used = list[0]!;
-    // This document has the highest short id yet, so its posting, if any, is the last one.
-    if (used > 0 && list[used - 1] === shortId) {
-      list[used]!++;
-      return;
+    const slot = termId * fields + field;
+    let at = this.lists[slot]! - 1;
+    if (at < 0) {
+      at = this.postings.allocate(2);
+      this.lists[slot] = at + 1;
     }
-    if (used + 3 > list.length) {
-      const grown = new Int32Array(Math.max(3, used * 2 + 1));
-      grown.set(list.subarray(0, used + 1));
-      list = grown;
-    }
-    list[used + 1] = shortId;
-    list[used + 2] = 1;
-    list[0] = used + 2;
-    term.lists[field] = list;
-    if (!termIds.includes(term.id)) termIds.push(term.id);
+    const moved = this.postings.add(at, shortId);
+    if (moved === undefined) return; // this document was in the list: its frequency went up
+    this.lists[slot] = moved + 1;
+    if (!termIds.includes(termId)) termIds.push(termId);
   }
 }
 
-const EMPTY = new Int32Array(0);
+/** A list's head: [capacity, used], then `used` integers of postings (document, frequency). */
+const HEAD = 2;
+/** Holes worth closing: this many integers, and as many as the lists in use hold. */
+const MIN_WASTE = 4096;
+
+/**
+ * Every posting list in one Int32Array. A list is a block [capacity, used, document, frequency,
+ * ...] at some offset, its postings ordered by document (short ids only grow). A list that
+ * outgrows its block moves to one twice the size at the end; the hole it leaves, and the block of
+ * a list that empties, count as waste until `compact` copies the lists in use, tightly, into a
+ * fresh array.
+ */
+class Postings {
+  data = new Int32Array(4096);
+  private end = 0;
+  private waste = 0;
+
+  /** A block for `capacity` integers of postings; where it starts. */
+  allocate(capacity: number): number {
+    const size = HEAD + capacity;
+    if (this.end + size > this.data.length) {
+      const grown = new Int32Array(Math.max(this.end + size, Math.ceil(this.data.length * 1.5)));
+      grown.set(this.data.subarray(0, this.end));
+      this.data = grown;
+    }
+    const at = this.end;
+    this.end += size;
+    this.data[at] = capacity;
+    this.data[at + 1] = 0;
+    return at;
+  }
+
+  /** The block at `at` is no longer used. */
+  release(at: number): void {
+    this.waste += HEAD + this.data[at]!;
+  }
+
+  /**
+   * Adds a posting of `shortId` (the highest document yet) to the list at `at`: its frequency
+   * goes up when the document is the list's last one already (undefined), else a posting is
+   * appended, moving the list to a larger block when full; returns where the list is then.
+   */
+  add(at: number, shortId: number): number | undefined {
+    const used = this.data[at + 1]!;
+    if (used > 0 && this.data[at + HEAD + used - 2] === shortId) {
+      this.data[at + HEAD + used - 1]!++;
+      return undefined;
+    }
+    if (used + 2 > this.data[at]!) {
+      const moved = this.allocate(Math.max(2, used * 2));
+      this.data.copyWithin(moved + HEAD, at + HEAD, at + HEAD + used);
+      this.release(at);
+      at = moved;
+    }
+    this.data[at + HEAD + used] = shortId;
+    this.data[at + HEAD + used + 1] = 1;
+    this.data[at + 1] = used + 2;
+    return at;
+  }
+
+  /** Takes `shortId`'s posting out of the list at `at`; the integers left in use. */
+  remove(at: number, shortId: number): number {
+    const used = this.data[at + 1]!;
+    let low = 0;
+    let high = used / 2 - 1;
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      const found = this.data[at + HEAD + mid * 2]!;
+      if (found === shortId) {
+        const from = at + HEAD + mid * 2;
+        this.data.copyWithin(from, from + 2, at + HEAD + used);
+        this.data[at + 1] = used - 2;
+        return used - 2;
+      }
+      if (found < shortId) low = mid + 1;
+      else high = mid - 1;
+    }
+    return used;
+  }
+
+  wasteful(): boolean {
+    return this.waste >= MIN_WASTE && this.waste * 2 >= this.end;
+  }
+
+  /**
+   * Copies the lists in use (`lists`: where each starts, plus one; 0: none) into a fresh array,
+   * back to back; `tight`: with no room to grow (after a bulk load), else with their capacity.
+   * Returns `lists` with the new places.
+   */
+  compact(lists: Int32Array<ArrayBuffer>, tight: boolean): Int32Array<ArrayBuffer> {
+    let size = 0;
+    for (const entry of lists) if (entry > 0) size += HEAD + (tight ? this.data[entry] : this.data[entry - 1])!;
+    const data = new Int32Array(Math.max(size, 16));
+    let end = 0;
+    for (let slot = 0; slot < lists.length; slot++) {
+      const at = lists[slot]! - 1;
+      if (at < 0) continue;
+      const used = this.data[at + 1]!;
+      const capacity = tight ? used : this.data[at]!;
+      data[end] = capacity;
+      data.set(this.data.subarray(at + 1, at + HEAD + used), end + 1);
+      lists[slot] = end + 1;
+      end += HEAD + capacity;
+    }
+    this.data = data;
+    this.end = end;
+    this.waste = 0;
+    return lists;
+  }
+
+  clear(): void {
+    this.data = new Int32Array(4096);
+    this.end = 0;
+    this.waste = 0;
+  }
+}
 
 /** MiniSearch's OR: scores add up, matched query terms are united, new documents go last. */
 function orInto(into: Map<number, Partial>, from: Map<number, Partial>): Map<number, Partial> {
@@ -304,18 +425,4 @@ function orInto(into: Map<number, Partial>, from: Map<number, Partial>): Map<num
     for (const t of partial.terms) if (!existing.terms.includes(t)) existing.terms.push(t);
   }
   return into;
-}
-
-/** Where `shortId`'s posting starts in a list (see Term), or -1. */
-function positionOf(list: Int32Array, shortId: number): number {
-  let low = 0;
-  let high = list[0]! / 2 - 1;
-  while (low <= high) {
-    const mid = (low + high) >> 1;
-    const at = list[1 + mid * 2]!;
-    if (at === shortId) return 1 + mid * 2;
-    if (at < shortId) low = mid + 1;
-    else high = mid - 1;
-  }
-  return -1;
 }
