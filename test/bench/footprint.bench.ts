@@ -32,11 +32,15 @@ import { NODE_FLAGS } from '../../src/util/nodeFlags.js';
 const MiB = 2 ** 20;
 const QUERIES = [...GAME_QUERIES, ...HELD_OUT_QUERIES].map((q) => q.query);
 
-/** The issue's targets, by size: MiB for memory and disk, ms for times. */
-const TARGETS: Record<number, { peak?: number; open?: number; footprint?: number; disk?: number; startMs?: number }> = {
+/**
+ * The issue's targets, by size: MiB for memory and disk, ms for times. `startMs`: start to the
+ * tools/list answer ("cold open to first tools/list answer"); `openMs`: start to the first tool
+ * answer, which waits for the workspace's open ("50,000 atoms: open ≤ 2 s").
+ */
+const TARGETS: Record<number, { peak?: number; open?: number; footprint?: number; disk?: number; startMs?: number; openMs?: number }> = {
   1000: { peak: 150 },
   10_000: { open: 200, peak: 300, footprint: 500, disk: 50, startMs: 400 },
-  50_000: { peak: 600, startMs: 2000 },
+  50_000: { peak: 600, openMs: 2000 },
 };
 const LARGE = { readRatio: 2, searchP50: 150, upsertP50: 60 };
 
@@ -147,7 +151,8 @@ async function measure(ws: PreparedWorkspace, size: number, build: Build, option
     // A server may list its tools before the workspace has opened; the first tool call waits for it.
     const status = await timedCall(server.client, 'get_status', {});
     if (status.isError) throw new Error(`get_status failed: ${status.text}`);
-    row['start → first get_status ms'] = ms(performance.now() - started);
+    const openMs = performance.now() - started;
+    row['start → first get_status ms'] = ms(openMs);
     const afterOpen = residentBytes(server.pid);
     row['RSS after open'] = bytes(afterOpen);
     const searches = options.quick ? 5 : 10;
@@ -168,6 +173,7 @@ async function measure(ws: PreparedWorkspace, size: number, build: Build, option
       target.peak !== undefined ? `peak ${verdictMiB(peak, target.peak)}` : '',
       target.footprint !== undefined ? `footprint ${verdictMiB(peak + modelPeak, target.footprint)}` : '',
       target.startMs !== undefined ? `start ${server.startMs <= target.startMs ? 'met' : 'MISSED'} (≤${target.startMs} ms)` : '',
+      target.openMs !== undefined ? `open ${openMs <= target.openMs ? 'met' : 'MISSED'} (≤${target.openMs} ms to the first tool answer)` : '',
     ]
       .filter(Boolean)
       .join(', ');
