@@ -29,15 +29,13 @@ const KEY_FILE = 'open-check.key';
  */
 let cached: { where: string; key: KeyObject | null } | undefined;
 
-/** Where the secret lives: outside every workspace. */
-export const sealKeyDir = userCacheDir;
-
 /** This machine's secret (created on first use, readable by its user only); null when unavailable. */
 function sealKey(): KeyObject | null {
   const { ATOMIC_CODING_CACHE_DIR: a = '', XDG_CACHE_HOME: x = '', HOME: h = '' } = process.env;
   const where = `${a}\0${x}\0${h}`;
   if (cached?.where === where) return cached.key;
-  const dir = sealKeyDir();
+  // Outside every workspace: this user's cache folder.
+  const dir = userCacheDir();
   let key: Buffer | null;
   const file = join(dir, KEY_FILE);
   try {

@@ -10,7 +10,7 @@ import MiniSearch from 'minisearch';
 import { validateDraft } from '../../src/atoms/validate.js';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { FullTextIndex } from '../../src/store/search/fullText.js';
-import { atomTexts, CODE_BOOST, FIELDS, QUERY_DEFAULTS, RELATED_WEIGHT } from '../../src/store/search/lexical.js';
+import { atomTexts, CODE_BOOST, FIELDS, fullTextIndex, QUERY_DEFAULTS, RELATED_WEIGHT } from '../../src/store/search/lexical.js';
 import { relatedWords } from '../../src/store/search/vocabulary.js';
 import { normalizeTerm, splitWords } from '../../src/store/search/words.js';
 import { GAME_ATOMS, GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
@@ -42,7 +42,7 @@ function docOf(atom: Atom): Doc {
 }
 
 function both(atoms: readonly Atom[]): { ours: FullTextIndex; theirs: MiniSearch<Doc> } {
-  const ours = new FullTextIndex({ fields: FIELDS, tokenize: splitWords, processTerm: normalizeTerm, defaults: QUERY_DEFAULTS });
+  const ours = fullTextIndex();
   const theirs = miniSearch();
   for (const atom of atoms) {
     ours.put(atom.name, atom.type, atomTexts(atom));
@@ -139,7 +139,7 @@ test('many edits move and empty lists; the holes are closed, and it ranks as an 
       else final.delete(atom.name);
     }
   }
-  const fresh = new FullTextIndex({ fields: FIELDS, tokenize: splitWords, processTerm: normalizeTerm, defaults: QUERY_DEFAULTS });
+  const fresh = fullTextIndex();
   for (const atom of final.values()) fresh.put(atom.name, atom.type, atomTexts(atom));
   assert.equal(ours.size, fresh.size);
   for (const q of [...QUERIES, 'tweak59a', 'tweak3b', 'velocity clamp']) {

@@ -305,8 +305,8 @@ const MIN_WASTE = 4096;
  * Every posting list in one Int32Array. A list is a block [capacity, used, document, frequency,
  * ...] at some offset, its postings ordered by document (short ids only grow). A list that
  * outgrows its block moves to one twice the size at the end; the hole it leaves, and the block of
- * a list that empties, count as waste until `compact` copies the lists in use, tightly, into a
- * fresh array.
+ * a list that empties, count as waste until `compact` copies the lists in use, back to back, into
+ * a fresh array.
  */
 class Postings {
   data = new Int32Array(4096);

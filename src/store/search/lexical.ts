@@ -72,7 +72,7 @@ export class LexicalIndex {
   /** How many atoms use each code identifier and name word (lowercase): rare ones say more. */
   private readonly frequency = new Map<string, number>();
   private readonly wordsOf = new Map<string, AtomWords>();
-  private readonly index = new FullTextIndex({ fields: FIELDS, tokenize: splitWords, processTerm: normalizeTerm, defaults: QUERY_DEFAULTS });
+  private readonly index = fullTextIndex();
 
   get size(): number {
     return this.index.size;
@@ -171,6 +171,11 @@ function named(hit: { id: string; score: number }): RankedName {
 function* keysOf(words: AtomWords): Iterable<string> {
   for (const k of words.code) yield `code:${k}`;
   for (const t of words.name) yield `name:${t}`;
+}
+
+/** The full-text index over FIELDS, with the query defaults every search starts from. */
+export function fullTextIndex(): FullTextIndex {
+  return new FullTextIndex({ fields: FIELDS, tokenize: splitWords, processTerm: normalizeTerm, defaults: QUERY_DEFAULTS });
 }
 
 /** The texts of FIELDS, in their order. */

@@ -3,8 +3,9 @@
  *
  * Each vector is kept once, here: the database keeps them on disk and the store reads them only
  * when search asks (StoredEmbeddings). The items hold the arrays they are given (float32, or
- * binary16 views on the database's bytes where the runtime has Float16Array), never a copy, and nothing is written to disk: vectra runs on its in-memory VirtualFileStorage with a
- * codec that keeps the index object as it is (HeldIndexCodec) rather than encoding it. Earlier
+ * binary16 views on the database's bytes where the runtime has Float16Array), never a copy, and
+ * nothing is written to disk: vectra runs on its in-memory VirtualFileStorage with a codec that
+ * keeps the index object as it is (HeldIndexCodec) rather than encoding it. Earlier
  * versions kept a second copy in `.atomic/vectors/` (20 MiB of float32 at 10,000 atoms, rewritten
  * whole after edits); that folder's files are removed when found.
  *
