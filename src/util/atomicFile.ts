@@ -41,6 +41,21 @@ export function removeStaleTempFiles(folder: string, listing?: readonly string[]
   return removed;
 }
 
+/**
+ * `removeStaleTempFiles` for the temp files of one file only: for a folder that holds files of
+ * others (the configured bundle path may be anywhere in the workspace).
+ */
+export function removeStaleTempFilesOf(target: string): number {
+  const prefix = `.${basename(target)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(target)).filter((n) => n.startsWith(prefix));
+  } catch {
+    return 0;
+  }
+  return removeStaleTempFiles(dirname(target), names);
+}
+
 export interface AtomicWriteOptions {
   /**
    * false: skip both fsyncs. The file is still replaced atomically (readers and a killed process
@@ -48,6 +63,15 @@ export interface AtomicWriteOptions {
    * that can be derived again, and whose reader checks that they are whole.
    */
   durable?: boolean;
+  /**
+   * Frees the replaced file after the write resolves instead of in the rename. A rename over a
+   * file frees that file's pages before it returns: ~25 ms of a 50 MB latest.js's ~60 ms
+   * replacement (50,000 atoms). With this, the old file is first linked to a temp name (readers
+   * that have it open read it unchanged, as ever), the rename only swaps names, and the old file
+   * is unlinked in the background; `freed` gets that unlink, which never rejects. A process
+   * killed before it leaves a temp file that `removeStaleTempFiles` takes away.
+   */
+  freeOldLater?: (freed: Promise<void>) => void;
 }
 
 /** `data` may be a list of pieces, written in order with writev (no copy into one buffer). */
@@ -70,13 +94,28 @@ export async function writeFileAtomic(
     throw err;
   }
   await handle.close();
+  const old = options.freeOldLater ? await keepUnderTempName(target) : undefined;
   try {
     await fsp.rename(temp, target);
   } catch (err) {
     await fsp.unlink(temp).catch(() => {});
+    if (old) await fsp.unlink(old).catch(() => {});
     throw err;
   }
   if (durable) await syncFolder(dirname(target));
+  if (old) options.freeOldLater!(fsp.unlink(old).catch(() => {}));
+}
+
+/** A second name for `target` (a temp file's), or undefined when there is no file to keep. */
+async function keepUnderTempName(target: string): Promise<string | undefined> {
+  const name = tempPathFor(target);
+  try {
+    await fsp.link(target, name);
+    return name;
+  } catch {
+    // Nothing there yet, or a file system without hard links: the rename frees it, as before.
+    return undefined;
+  }
 }
 
 /** Writes pieces in order, IOV_MAX (1024) at a time, finishing any piece written in part. */

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bootAtom, createBundle, IncrementalBundler } from '../../src/build/bundler.js';
 import { writeFileAtomic } from '../../src/util/atomicFile.js';
@@ -157,6 +157,41 @@ test('a file written in pieces (more than one writev can take) is the pieces in 
   const file = join(tempDir(), 'pieces.txt');
   await writeFileAtomic(file, pieces, 0o644, { durable: false });
   assert.deepEqual(readFileSync(file), Buffer.concat(pieces));
+});
+
+test('a replaced file is freed after the write: a reader that has it open reads it whole, and no temp file stays', async () => {
+  const folder = tempDir();
+  const file = join(folder, 'latest.js');
+  const freed: Promise<void>[] = [];
+  const later = { durable: false, freeOldLater: (p: Promise<void>) => freed.push(p) };
+  await writeFileAtomic(file, 'old '.repeat(10_000), 0o644, later);
+  assert.equal(freed.length, 0, 'nothing was replaced, nothing to free');
+  const reader = openSync(file, 'r');
+  try {
+    await writeFileAtomic(file, 'new', 0o644, later);
+    assert.equal(freed.length, 1);
+    assert.equal(readFileSync(file, 'utf8'), 'new');
+    await freed[0];
+    const bytes = Buffer.alloc(40_000);
+    assert.equal(readSync(reader, bytes, 0, bytes.length, 0), 40_000);
+    assert.equal(bytes.toString('utf8'), 'old '.repeat(10_000));
+  } finally {
+    closeSync(reader);
+  }
+  assert.deepEqual(readdirSync(folder), ['latest.js']);
+});
+
+test('builds free the bundles they replace: after idle() only latest.js is left in .atomic/ of what the builder wrote', async () => {
+  const dir = tempDir();
+  const ws = await AtomWorkspace.open(dir, { embeddings: noModel });
+  try {
+    for (const d of cube) await ws.upsert(d);
+    await ws.upsert({ ...cube[0]!, description: 'edited' });
+    await ws.builder.idle();
+    assert.deepEqual(readdirSync(join(dir, '.atomic')).filter((n) => n.includes('latest.js')), ['latest.js']);
+  } finally {
+    await ws.close();
+  }
 });
 
 test('after random creates, deletes, edits, type and dependency changes, latest.js is the full build', async () => {

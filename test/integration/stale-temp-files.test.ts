@@ -32,3 +32,27 @@ test('temp files of a killed writer are removed at open; a live process\'s and o
     await workspace.close();
   }
 });
+
+test('a bundle path outside .atomic/: the first build removes that bundle\'s stale temp files there, and nothing else', async () => {
+  const dir = tempDir();
+  const out = join(dir, 'public');
+  mkdirSync(out);
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+  // A killed build leaves its temp file, or the old bundle it kept to free after the answer.
+  const stale = join(out, `.game.js.${dead}.0badf00d.tmp`);
+  const kept = [
+    join(out, `.styles.css.${dead}.0badf00d.tmp`), // another file's, in a folder that is not ours
+    join(out, `.game.js.${process.ppid}.01234567.tmp`), // a live process's
+  ];
+  for (const f of [stale, ...kept]) writeFileSync(f, '');
+  const workspace = await AtomWorkspace.open(dir, { embeddings: wordsOnly, bundlePath: 'public/game.js' });
+  try {
+    await workspace.upsert({ name: 'main', type: 'core', code: 'function main() {}' });
+    await workspace.builder.idle();
+    assert.equal(existsSync(stale), false);
+    for (const f of kept) assert.equal(existsSync(f), true, f);
+    assert.ok(workspace.builder.hasWholeBundle());
+  } finally {
+    await workspace.close();
+  }
+});
