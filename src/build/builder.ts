@@ -34,7 +34,8 @@ export class Builder {
   /** A build asked for by changes of this turn, not started yet. */
   private scheduled = false;
   private readonly built = new Emitter<BuildRecord>();
-  private readonly bundler = new IncrementalBundler();
+  /** Told of every change the store announces (the subscription below). */
+  private readonly bundler = new IncrementalBundler(true);
   private readonly missingCalls = new MissingCallCheck();
   /** Names of deleted atoms (some may live again), kept from the change events; undefined: ask the store. */
   private deleted: Set<string> | undefined;
@@ -64,7 +65,7 @@ export class Builder {
       }
       else if (!e.previous) this.bundler.noteAdded(e.atom);
       else if (e.previous.dependencies.join() !== e.atom.dependencies.join()) this.bundler.invalidateOrder();
-      else if (e.previous.type !== e.atom.type) this.bundler.noteTypeChanged();
+      else this.bundler.noteChanged(e.atom.name);
       this.changed();
     });
   }

@@ -16,7 +16,7 @@ export interface BuildRecord {
   status: 'building' | 'success' | 'error';
   bundle_path: string | null;
   atom_count: number;
-  order: string[];
+  order: readonly string[];
   error_message: string | null;
   duration_ms: number | null;
   created_at: string;
@@ -50,7 +50,12 @@ export class BuildRecords {
   /** The journal op recording `build`, its order left out when the previous build had it. */
   opFor(build: BuildRecord): BuildOp {
     const previous = this.lastRecord?.order;
-    const sameOrder = previous !== undefined && previous.length === build.order.length && previous.every((n, i) => n === build.order[i]);
+    // The builder hands out the same frozen order while it stands: compared by identity first.
+    const sameOrder =
+      previous !== undefined &&
+      (previous === build.order || (previous.length === build.order.length && previous.every((n, i) => n === build.order[i])));
+    // Equal orders: the caller's is kept from here on, so that the next build compares by identity.
+    if (sameOrder && previous !== build.order) this.lastRecord = { ...this.lastRecord!, order: build.order };
     return sameOrder ? { op: 'build', build: { ...build, order: [] }, sameOrder: true } : { op: 'build', build };
   }
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runInNewContext } from 'node:vm';
-import { bootAtom, createBundle, findEntryPoint } from '../../src/build/bundler.js';
+import { bootAtom, createBundle, findEntryPoint, IncrementalBundler } from '../../src/build/bundler.js';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { validateDraft } from '../../src/atoms/validate.js';
 import { cube } from '../support/atoms.js';
@@ -74,4 +74,28 @@ test('a cycle (possible only in a hand-edited database) fails the build with the
   const a = { ...toAtom({ name: 'a_one', type: 'util', code: 'function a_one() {}' }), dependencies: ['b_two'] };
   const b = { ...toAtom({ name: 'b_two', type: 'util', code: 'function b_two() {}' }), dependencies: ['a_one'] };
   assert.throws(() => createBundle([a, b]), /a_one, b_two depend on each other in a cycle/);
+});
+
+test('a bundler told of every change looks only at the atoms announced, and bundles what a full build does', () => {
+  const atoms = new Map(cube.map((d) => [d.name, toAtom(d)]));
+  let lookups = 0;
+  const source = { get size() { return atoms.size; }, get: (name: string) => (lookups++, atoms.get(name)), all: () => [...atoms.values()] };
+  const bundler = new IncrementalBundler(true);
+  const at = new Date('2026-02-08T12:00:00Z');
+  const text = () => Buffer.concat(bundler.bundle(source, at).parts).toString('utf8');
+  text(); // the first build lays every atom out
+  const first = bundler.bundle(source, at).order;
+  const edited = cube[1]!;
+  atoms.set(edited.name, toAtom({ ...edited, code: `${edited.code}\n// edited` }));
+  bundler.noteChanged(edited.name);
+  lookups = 0;
+  const after = bundler.bundle(source, at);
+  assert.equal(lookups, 1, 'one lookup: the atom announced');
+  assert.equal(after.order, first, 'the order stands: the very same frozen array');
+  assert.ok(Object.isFrozen(after.order));
+  assert.equal(Buffer.concat(after.parts).toString('utf8'), createBundle([...atoms.values()], at).code);
+  // A changed type moves nothing in the order but is in the atom's line and may move the entry point.
+  atoms.set(edited.name, toAtom({ ...edited, type: 'core' }));
+  bundler.noteChanged(edited.name);
+  assert.equal(text(), createBundle([...atoms.values()], at).code);
 });
