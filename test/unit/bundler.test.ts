@@ -99,3 +99,23 @@ test('a bundler told of every change looks only at the atoms announced, and bund
   bundler.noteChanged(edited.name);
   assert.equal(text(), createBundle([...atoms.values()], at).code);
 });
+
+test('latest.js is written in few pieces: atoms laid out together lie side by side, an edit splits one run', () => {
+  const many = new Map<string, Atom>();
+  for (let i = 0; i < 2000; i++) {
+    const name = `helper_${String(i).padStart(4, '0')}`;
+    many.set(name, toAtom({ name, type: 'util', code: `function ${name}(x) {\n  return x + ${i}; // é\n}` }));
+  }
+  const source = { get size() { return many.size; }, get: (n: string) => many.get(n), all: () => [...many.values()] };
+  const bundler = new IncrementalBundler(true);
+  const at = new Date('2026-02-08T12:00:00Z');
+  const first = bundler.bundle(source, at);
+  assert.ok(first.parts.length < 20, `${first.parts.length} pieces for 2,000 atoms`);
+  assert.equal(Buffer.concat(first.parts).toString('utf8'), createBundle([...many.values()], at).code);
+  const name = 'helper_1000';
+  many.set(name, toAtom({ name, type: 'util', code: `function ${name}(x) {\n  return x; // edited\n}` }));
+  bundler.noteChanged(name);
+  const after = bundler.bundle(source, at);
+  assert.ok(after.parts.length <= first.parts.length + 2, `${after.parts.length} pieces after one edit`);
+  assert.equal(Buffer.concat(after.parts).toString('utf8'), createBundle([...many.values()], at).code);
+});
