@@ -29,7 +29,7 @@ import { AtomModel } from './atoms/model.js';
 import { lastVersion, readHistory, readTombstones } from './atoms/table.js';
 import { BuildRecords, type BuildRecord } from './builds.js';
 import { Compaction, writeSnapshot, type CompactionPolicy } from './compaction.js';
-import type { StoreDatabase } from './database.js';
+import { readSnapshot, type StoreDatabase } from './database.js';
 import { isReadOnlyError, readOnlyError, storageError } from './diskErrors.js';
 import { StoredEmbeddings, toRow, type StoredEmbedding } from './embeddings/stored.js';
 import { Journal, type JournalEntry, type JournalOp } from './journal.js';
@@ -155,7 +155,7 @@ export class AtomStore implements AtomReader, Disposable {
    * stays in place until the new one has loaded, so a broken file on disk changes nothing.
    */
   private async loadDatabase(): Promise<void> {
-    const bytes = existsSync(this.dbFile) ? readFileSync(this.dbFile) : undefined;
+    const bytes = readSnapshot(this.dbFile);
     let loaded: Loaded;
     try {
       loaded = await readStore(bytes, this.dbFile, this.journalFile, this.log);

@@ -6,6 +6,7 @@
  * sql.js never writes a file itself: the snapshot on disk changes only when compaction
  * writes `export()` atomically (compaction.ts), and the journal carries every change between.
  */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Database, SqlValue } from 'sql.js';
 import { prepareSchema, type RemovedObject } from './schema.js';
 import { loadSqlJs } from './sqlite.js';
@@ -18,9 +19,64 @@ import { loadSqlJs } from './sqlite.js';
  */
 const JOURNAL_MODE = 'PRAGMA journal_mode = MEMORY';
 
+/**
+ * Room for writes after the snapshot. sql.js holds the database as one in-memory file exactly
+ * the size it was given, and the first page SQLite adds to it reallocates and copies the whole
+ * file: at 50,000 atoms (154 MiB) the first write after an open stalled 0.7–1 s and held the
+ * file twice for a moment. So the snapshot is read with zeroed pages after it (`readSnapshot`),
+ * which SQLite writes its new pages into. SQLite cuts a file back to its own size when it closes
+ * the database (a close, and every export), which copies it again; before that, the room left
+ * is made free pages of the database (`settleRoom`). A snapshot keeps its free pages, so the next
+ * open needs room only for those used since.
+ */
+const ROOM_SHARE = 1 / 32;
+const ROOM_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The snapshot's bytes with room after them (above), or undefined when there is no file. A file
+ * that is not an SQLite database is read as it is (opening it fails as before).
+ */
+export function readSnapshot(file: string): Uint8Array | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const header = Buffer.alloc(Math.min(size, 100));
+    readSync(fd, header, 0, header.length, 0);
+    const pageSize = header.length === 100 && header.toString('latin1', 0, 16) === 'SQLite format 3\0' ? header.readUInt16BE(16) || 65536 : 0;
+    let room = 0;
+    if (pageSize > 0 && size % pageSize === 0) {
+      const wanted = Math.floor(Math.min(size * ROOM_SHARE, ROOM_MAX_BYTES) / pageSize);
+      room = Math.max(0, wanted - header.readUInt32BE(36)) * pageSize; // less the free pages it has
+    }
+    const bytes = Buffer.alloc(size + room);
+    for (let at = 0; at < size; ) {
+      const n = readSync(fd, bytes, at, size - at, at);
+      if (n === 0) return bytes.subarray(0, at); // cut short while read: opening it says so
+      at += n;
+    }
+    return bytes;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export class StoreDatabase {
-  private constructor(private readonly db: Database) {
+  /** Where the room after the snapshot ends, in pages; undefined when there is none left. */
+  private roomEnd: number | undefined;
+
+  private constructor(
+    private readonly db: Database,
+    bytes: Uint8Array | undefined,
+  ) {
     db.run(JOURNAL_MODE);
+    const pageSize = this.pragma('page_size');
+    if (bytes && pageSize > 0 && bytes.length / pageSize > this.pragma('page_count')) this.roomEnd = bytes.length / pageSize;
   }
 
   /**
@@ -36,7 +92,7 @@ export class StoreDatabase {
     const db = new SQL.Database(bytes);
     try {
       const { removed, changed, vacuum } = prepareSchema(db, file);
-      return { database: new StoreDatabase(db), removed, changed, vacuum };
+      return { database: new StoreDatabase(db, bytes), removed, changed, vacuum };
     } catch (err) {
       db.close();
       throw err;
@@ -61,6 +117,7 @@ export class StoreDatabase {
 
   /** Runs `work` in one transaction: all of its statements, or (when it throws) none. */
   transaction(work: () => void): void {
+    this.settleRoom();
     this.db.run('BEGIN');
     try {
       work();
@@ -81,11 +138,13 @@ export class StoreDatabase {
 
   /** Rewrites the database whole: no free space left in its pages, and the page size asked for takes effect. */
   vacuum(): void {
+    this.roomEnd = undefined; // a file of its own size now
     this.db.run('VACUUM');
   }
 
   /** The whole database as the bytes of a snapshot. */
   export(): Uint8Array {
+    this.settleRoom();
     const bytes = this.db.export();
     // sql.js closes and reopens the database to export it, which resets the journal mode.
     this.db.run(JOURNAL_MODE);
@@ -93,6 +152,42 @@ export class StoreDatabase {
   }
 
   close(): void {
+    this.settleRoom();
     this.db.close();
   }
+
+  /**
+   * Makes the room after the snapshot that SQLite has not written into free pages of the
+   * database (see ROOM_SHARE): rows of zeros fill it to its end, and are deleted. Once, at the
+   * first transaction, export or close. A failure only leaves the room to be cut back at close.
+   */
+  private settleRoom(): void {
+    const end = this.roomEnd;
+    if (end === undefined) return;
+    this.roomEnd = undefined;
+    try {
+      const usable = this.pragma('page_size') - 4; // an overflow page's payload
+      this.db.run('BEGIN');
+      try {
+        // Each row takes the pages left but one (its table page may need one); a second ends it.
+        for (let i = 0, left = end - this.pragma('page_count'); left > 0 && i < 4; i++, left = end - this.pragma('page_count')) {
+          this.db.run('INSERT INTO meta (key, value) VALUES (?, zeroblob(?))', [`${ROOM_KEY}${i}`, Math.max(1, left - 1) * usable]);
+        }
+        this.db.run('DELETE FROM meta WHERE key >= ? AND key < ?', [ROOM_KEY, `${ROOM_KEY}~`]);
+        this.db.run('COMMIT');
+      } catch (err) {
+        this.db.run('ROLLBACK');
+        throw err;
+      }
+    } catch {
+      // Nothing lost: the database is as it was; closing it copies the file once.
+    }
+  }
+
+  private pragma(name: 'page_size' | 'page_count'): number {
+    return Number(this.db.exec(`PRAGMA ${name}`)[0]?.values[0]?.[0] ?? 0);
+  }
 }
+
+/** The meta rows that fill the room while it becomes free pages (none outlives `settleRoom`). */
+const ROOM_KEY = '~room ';
