@@ -1,13 +1,17 @@
 /**
  * `npm run eval:search`: how well search finds atoms, and whether it puts the right one first.
- * One workspace of 98 atoms: 47 of a small browser game (test/fixtures/game-atoms.ts) and 51 of
+ * One workspace of 154 atoms: 47 of a small browser game (test/fixtures/game-atoms.ts), 51 of
  * other apps (test/fixtures/search-app-atoms.ts: RPG stats and inventory, todo and notes, data
- * utilities, algorithms). Four query sets, by kind (paraphrase, identifier-like, sibling):
+ * utilities, algorithms) and 56 of text tools (test/fixtures/search-text-atoms.ts: a text editor,
+ * Markdown, dates and durations, geometry, strings). Six query sets, by kind (paraphrase,
+ * identifier-like, sibling):
  *
  *   game tuned      the game queries written beside the related-words list
  *   game held-out   game queries written after it, never used for tuning
  *   app tuned       half of the app queries (by a hash of the text): ranking changes are chosen here
  *   app held-out    the other half: only reported
+ *   text tuned      half of the text-tools queries (written before issue 16's ranking changes)
+ *   text held-out   the other half: only reported
  *
  * Prints recall@1, recall@5 and MRR for words alone, meaning alone and the fused ranking the
  * product uses. Runs the real embedding model; nothing is downloaded.
@@ -25,6 +29,7 @@ import { SearchIndex, type SearchMode } from '../../src/store/search/searchIndex
 import { GAME_ATOMS, GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
 import { APP_ATOMS, APP_HELD_OUT, APP_TUNED, type QueryKind } from '../fixtures/search-app-atoms.js';
 import { MemorySource } from '../fixtures/search-source.js';
+import { TEXT_ATOMS, TEXT_HELD_OUT, TEXT_TUNED } from '../fixtures/search-text-atoms.js';
 
 export interface EvalQuery {
   query: string;
@@ -58,13 +63,15 @@ const VARIANTS: Variant[] = [
 ];
 const PRODUCT = VARIANTS.at(-1)!;
 
-export const EVAL_ATOMS = [...GAME_ATOMS, ...APP_ATOMS];
+export const EVAL_ATOMS = [...GAME_ATOMS, ...APP_ATOMS, ...TEXT_ATOMS];
 
 export const EVAL_SETS: Array<{ set: string; tuned: boolean; queries: EvalQuery[] }> = [
   { set: 'game tuned', tuned: true, queries: GAME_QUERIES },
   { set: 'game held-out', tuned: false, queries: HELD_OUT_QUERIES },
   { set: 'app tuned', tuned: true, queries: APP_TUNED },
   { set: 'app held-out', tuned: false, queries: APP_HELD_OUT },
+  { set: 'text tuned', tuned: true, queries: TEXT_TUNED },
+  { set: 'text held-out', tuned: false, queries: TEXT_HELD_OUT },
 ];
 
 export async function evaluateSearch(options: { productOnly?: boolean; heldOutMisses?: boolean } = {}): Promise<{ rows: EvalRow[]; misses: string[] }> {
