@@ -9,6 +9,7 @@ import { validateDraft } from '../../src/atoms/validate.js';
 import type { Atom } from '../../src/atoms/model.js';
 import { LexicalIndex } from '../../src/store/search/lexical.js';
 import { codeOverlap, namesUnwanted, queryShape, scoreCandidates, type Candidate } from '../../src/store/search/rank.js';
+import { withoutCode } from '../../src/store/search/words.js';
 import { GAME_ATOMS } from '../fixtures/game-atoms.js';
 import { APP_ATOMS } from '../fixtures/search-app-atoms.js';
 
@@ -24,6 +25,12 @@ test('code-like and short queries read as identifiers; sentences do not', () => 
   }
   assert.equal(queryShape('make the character go up').identifierLike, false);
   assert.deepEqual(queryShape('localStorage.setItem').codeTokens, ['localStorage', 'setItem']);
+});
+
+test('related words widen the plain words of a query, not the parts of its API names', () => {
+  assert.equal(withoutCode('toString(16) padStart digits'), 'digits');
+  assert.deepEqual(index.searchApart('toString(16) padStart', 20, undefined, true).related, [], 'padStart is not pad + start');
+  assert.ok(index.searchApart('pad start', 20).related.length > 0, 'the plain words still have related words');
 });
 
 test('"X, not Y" looks for X and rules out names with Y', () => {

@@ -7,7 +7,7 @@
 import type { Atom, AtomType } from '../../atoms/model.js';
 import { FullTextIndex } from './fullText.js';
 import { relatedWords } from './vocabulary.js';
-import { normalizeTerm, splitWords, terms } from './words.js';
+import { normalizeTerm, splitWords, terms, withoutCode } from './words.js';
 
 /** The indexed fields, in the order atomTexts gives their texts. */
 export const FIELDS = ['words', 'description', 'ports', 'identifiers'] as const;
@@ -152,12 +152,14 @@ export class LexicalIndex {
 
   /**
    * The query's own words and its related words, ranked apart: the second pass (rank.ts) lets a
-   * related word widen what is found without outweighing a word the query used.
+   * related word widen what is found without outweighing a word the query used. Related words
+   * come from the plain words only: `padStart` is an API, not the words pad and start (whose
+   * related words, zero and begin, pointed "toString(16) padStart" at a score counter).
    */
   searchApart(query: string, limit: number, type?: AtomType, codeLike = false): { own: RankedName[]; related: RankedName[] } {
     // A query written like code is looked for in the code as much as in the name.
     const own = this.index.search(query, codeLike ? { tag: type, boost: CODE_BOOST } : { tag: type }).slice(0, limit);
-    const words = relatedWords(query);
+    const words = relatedWords(withoutCode(query));
     const related = words.length === 0 ? [] : this.index.search(words.join(' '), { tag: type, prefix: false, fuzzy: false }).slice(0, limit);
     return { own: own.map(named), related: related.map(named) };
   }

@@ -19,7 +19,7 @@
  * and meaning less: the sentence encoder knows little about `imul`.
  */
 import type { AtomWords, WordLookup } from './lexical.js';
-import { terms } from './words.js';
+import { CODE_LIKE, terms } from './words.js';
 
 export interface Candidate {
   name: string;
@@ -72,8 +72,6 @@ export const WEIGHTS: { prose: Weights; identifier: Weights } = {
   identifier: { lexical: 0.15, related: 0.3, meaning: 0.15, name: 0.5, code: 0.3, unwanted: 0.3, dependency: 0.05 },
 };
 
-/** A token is written like code when it has a dot, an underscore, a camelCase hump or parentheses. */
-const CODE_LIKE = /[._$()]|[a-z][A-Z]/;
 /** Queries of this many words or fewer are names more often than sentences. */
 const SHORT_QUERY_WORDS = 2;
 /** Where a query starts saying what it does not want: "save the game, not load it". */

@@ -48,6 +48,17 @@ export function terms(text: string): string[] {
   return out;
 }
 
+/** A token is written like code when it has a dot, an underscore, a camelCase hump or parentheses. */
+export const CODE_LIKE = /[._$()]|[a-z][A-Z]/;
+
+/** The text without its tokens written like code: "toString(16) padStart digits" -> "digits". */
+export function withoutCode(text: string): string {
+  return text
+    .split(/\s+/)
+    .filter((t) => t.length > 0 && !CODE_LIKE.test(t))
+    .join(' ');
+}
+
 /** A query written as an atom name: "Math Clamp", "mathClamp", "math-clamp" -> math_clamp. */
 export function asAtomName(query: string): string {
   return splitWords(query.trim()).join('_');
