@@ -66,6 +66,8 @@ function compareAll(ours: FullTextIndex, theirs: MiniSearch<Doc>, exact: boolean
   };
   for (const q of QUERIES) {
     same(`"${q}"`, ours.search(q), theirs.search(q));
+    // The best few, picked without ranking the rest, are the first few of the whole ranking, ties included.
+    for (const limit of [0, 1, 3, 7]) same(`"${q}" best ${limit}`, ours.search(q, {}, limit), theirs.search(q).slice(0, limit));
     same(`"${q}" core`, ours.search(q, { tag: 'core' }), theirs.search(q, { filter: (r) => r.type === 'core' }));
     same(`"${q}" as code`, ours.search(q, { boost: CODE_BOOST }), theirs.search(q, { boost: CODE_BOOST }));
     const related = relatedWords(q).join(' ');
@@ -86,6 +88,19 @@ test('built from the same atoms, it ranks and scores every query as MiniSearch d
   assert.equal(ours.size, theirs.documentCount);
   const compared = compareAll(ours, theirs, true);
   assert.ok(compared > 300, `${compared} rankings compared`);
+});
+
+test('a query of more than 32 distinct words (the quality factor counts each) scores as MiniSearch does, twice in a row', () => {
+  const { ours, theirs } = both(ATOMS);
+  // Words of the atoms' own texts, so that documents match many of them: the factor goes past 32.
+  const words = [...new Set(ATOMS.flatMap((a) => atomTexts(a).join(' ').toLowerCase().match(/[a-z]{4,}/g) ?? []))].slice(0, 70);
+  const query = words.join(' ');
+  assert.ok(words.length > 64, `${words.length} words`);
+  const expected = theirs.search(query).map((h) => [String(h.id), h.score]);
+  assert.ok(expected.length > 10);
+  // Twice: what one search leaves in the reused score arrays changes nothing in the next.
+  for (let i = 0; i < 2; i++) assert.deepEqual(ours.search(query).map((h) => [h.id, h.score]), expected);
+  assert.deepEqual(ours.search(QUERIES[0]!).map((h) => [h.id, h.score]), theirs.search(QUERIES[0]!).map((h) => [String(h.id), h.score]));
 });
 
 test('after replacing and removing atoms it agrees with MiniSearch once that has vacuumed', async () => {

@@ -54,12 +54,8 @@ interface Doc {
   readonly lengths: number[];
   /** The ids of the terms it is listed under, to take it out again. */
   terms: number[];
-}
-
-interface Partial {
-  score: number;
-  /** The query terms it matched (for the quality factor). */
-  terms: string[];
+  /** Its place in the scoring arrays (Scores): dense, given out again after a removal. */
+  readonly slot: number;
 }
 
 const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
@@ -79,6 +75,11 @@ export class FullTextIndex {
   private readonly shortIds = new Map<string, number>();
   private averageLengths: number[] = [];
   private nextId = 0;
+  /** Documents by slot (Doc.slot), and the slots of removed ones, to give out again. */
+  private readonly bySlot: Array<Doc | undefined> = [];
+  private readonly freeSlots: number[] = [];
+  /** A search's running scores, kept between searches (a search allocates no object per match). */
+  private readonly scores = new Scores();
 
   constructor(private readonly options: FullTextOptions) {}
 
@@ -101,8 +102,9 @@ export class FullTextIndex {
     const { fields, tokenize, processTerm } = this.options;
     const shortId = this.nextId++;
     this.shortIds.set(id, shortId);
-    const doc: Doc = { id, tag, lengths: new Array<number>(fields.length).fill(0), terms: [] };
+    const doc: Doc = { id, tag, lengths: new Array<number>(fields.length).fill(0), terms: [], slot: this.freeSlots.pop() ?? this.bySlot.length };
     this.docs.set(shortId, doc);
+    this.bySlot[doc.slot] = doc;
     const termIds: number[] = [];
     for (let field = 0; field < fields.length; field++) {
       const tokens = tokenize(texts[field] ?? '');
@@ -153,6 +155,8 @@ export class FullTextIndex {
     }
     this.docs.delete(shortId);
     this.shortIds.delete(id);
+    this.bySlot[doc.slot] = undefined;
+    this.freeSlots.push(doc.slot);
   }
 
   /** Gives back the room lists keep to grow (after a bulk load: about a third of their size). */
@@ -173,52 +177,59 @@ export class FullTextIndex {
     this.freeTermIds.length = 0;
     this.docs.clear();
     this.shortIds.clear();
+    this.bySlot.length = 0;
+    this.freeSlots.length = 0;
     this.averageLengths = [];
   }
 
-  /** Best first (ties in the order MiniSearch gives them); every matching document. */
-  search(query: string, options: QueryOptions = {}): FullTextHit[] {
-    return this.searchEither([{ query, options }], options.tag);
+  /** Best first (ties in the order MiniSearch gives them); every matching document, or the `limit` best. */
+  search(query: string, options: QueryOptions = {}, limit?: number): FullTextHit[] {
+    return this.searchEither([{ query, options }], options.tag, limit);
   }
 
   /**
    * Documents matching any of the queries, each with its own options (MiniSearch's nested query
    * combined with OR): a document's scores add up.
+   *
+   * MiniSearch sums a term's matches in a Map of its own, ORs the terms of a query into one, and
+   * the queries into another; each with an object and an array per document matched (about 10 MiB
+   * a search at 50,000 atoms). Scores does the same sums in the same order, over typed arrays kept
+   * between searches, so the scores are MiniSearch's to the bit and ties keep their order.
    */
-  searchEither(queries: ReadonlyArray<{ query: string; options?: QueryOptions }>, tag?: string): FullTextHit[] {
-    let combined: Map<number, Partial> | undefined;
-    for (const { query, options } of queries) {
-      const found = this.collect(query, { ...this.options.defaults, ...options });
-      combined = combined ? orInto(combined, found) : found;
+  searchEither(queries: ReadonlyArray<{ query: string; options?: QueryOptions }>, tag?: string, limit?: number): FullTextHit[] {
+    const { tokenize, processTerm } = this.options;
+    // Each distinct query term once, numbered: the quality factor counts those a document matched.
+    const numbers = new Map<string, number>();
+    const parsed = queries.map(({ query, options }) => {
+      const keys: string[] = [];
+      for (const token of tokenize(query)) {
+        const key = processTerm(token);
+        if (!key) continue;
+        keys.push(key);
+        if (!numbers.has(key)) numbers.set(key, numbers.size);
+      }
+      return { keys, options: { ...this.options.defaults, ...options } };
+    });
+    const scores = this.scores;
+    scores.start(this.bySlot.length, numbers.size);
+    for (const { keys, options } of parsed) {
+      const boosts = this.options.fields.map((f) => (options.boost && Object.hasOwn(options.boost, f) ? options.boost[f] : 0) || 1);
+      const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
+      for (const key of keys) {
+        scores.startTerm(numbers.get(key)!);
+        this.termResults(key, options, boosts, weights);
+        scores.endTerm();
+      }
+      scores.endQuery();
     }
-    const hits: FullTextHit[] = [];
-    for (const [shortId, { score, terms }] of combined ?? []) {
-      const doc = this.docs.get(shortId)!;
-      if (tag !== undefined && doc.tag !== tag) continue;
-      hits.push({ id: doc.id, score: score * (terms.length || 1) });
-    }
-    return hits.sort((a, b) => b.score - a.score);
-  }
-
-  /** Each query term's matches, combined with OR. */
-  private collect(query: string, o: QueryOptions): Map<number, Partial> {
-    const boosts = this.options.fields.map((f) => (o.boost && Object.hasOwn(o.boost, f) ? o.boost[f] : 0) || 1);
-    const weights = { ...DEFAULT_WEIGHTS, ...o.weights };
-    let combined: Map<number, Partial> | undefined;
-    for (const token of this.options.tokenize(query)) {
-      const key = this.options.processTerm(token);
-      if (!key) continue;
-      const found = this.termResults(key, o, boosts, weights);
-      combined = combined ? orInto(combined, found) : found;
-    }
-    return combined ?? new Map();
+    const include = tag === undefined ? undefined : (slot: number) => this.bySlot[slot]!.tag === tag;
+    return scores.best(limit, include).map(({ slot, score }) => ({ id: this.bySlot[slot]!.id, score }));
   }
 
   /** One query term: its exact match, then longer terms it begins, then terms a few edits away. */
-  private termResults(key: string, o: QueryOptions, boosts: number[], weights: { fuzzy: number; prefix: number }): Map<number, Partial> {
+  private termResults(key: string, o: QueryOptions, boosts: number[], weights: { fuzzy: number; prefix: number }): void {
     const termBoost = o.termBoost ?? 1;
-    const results = new Map<number, Partial>();
-    this.score(key, this.dictionary.get(key), 1, termBoost, boosts, results);
+    this.score(this.dictionary.get(key), 1, termBoost, boosts);
     const prefix = typeof o.prefix === 'function' ? o.prefix(key) : o.prefix === true;
     const fuzzy = typeof o.fuzzy === 'function' ? o.fuzzy(key) : (o.fuzzy ?? false);
     let fuzzyMatches: Map<string, [number, number]> | undefined;
@@ -231,20 +242,21 @@ export class FullTextIndex {
         const distance = longer.length - key.length;
         if (!distance) continue;
         fuzzyMatches?.delete(longer); // scored as a prefix match
-        this.score(key, term, (weights.prefix * longer.length) / (longer.length + 0.3 * distance), termBoost, boosts, results);
+        this.score(term, (weights.prefix * longer.length) / (longer.length + 0.3 * distance), termBoost, boosts);
       }
     }
     for (const [near, [term, distance]] of fuzzyMatches ?? []) {
       if (!distance) continue;
-      this.score(key, term, (weights.fuzzy * near.length) / (near.length + distance), termBoost, boosts, results);
+      this.score(term, (weights.fuzzy * near.length) / (near.length + distance), termBoost, boosts);
     }
-    return results;
   }
 
-  private score(queryTerm: string, termId: number | undefined, weight: number, termBoost: number, boosts: number[], results: Map<number, Partial>): void {
+  /** Adds a matching term's BM25 to the current query term's scores (Scores.add). */
+  private score(termId: number | undefined, weight: number, termBoost: number, boosts: number[]): void {
     if (termId === undefined) return;
     const total = this.docs.size;
     const data = this.postings.data;
+    const scores = this.scores;
     for (let field = 0; field < boosts.length; field++) {
       const at = this.lists[termId * boosts.length + field]! - 1;
       if (at < 0) continue;
@@ -254,18 +266,11 @@ export class FullTextIndex {
       const idf = Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
       const factor = weight * termBoost * boosts[field]!;
       for (let i = at + HEAD, end = at + HEAD + used; i < end; i += 2) {
-        const shortId = data[i]!;
+        const doc = this.docs.get(data[i]!)!;
         const frequency = data[i + 1]!;
-        const length = this.docs.get(shortId)!.lengths[field]!;
+        const length = doc.lengths[field]!;
         const raw = idf * (BM25.d + (frequency * (BM25.k + 1)) / (frequency + BM25.k * (1 - BM25.b + (BM25.b * length) / average)));
-        const weighted = factor * raw;
-        const result = results.get(shortId);
-        if (result) {
-          result.score += weighted;
-          if (!result.terms.includes(queryTerm)) result.terms.push(queryTerm);
-        } else {
-          results.set(shortId, { score: weighted, terms: [queryTerm] });
-        }
+        scores.add(doc.slot, factor * raw);
       }
     }
   }
@@ -413,16 +418,183 @@ class Postings {
   }
 }
 
-/** MiniSearch's OR: scores add up, matched query terms are united, new documents go last. */
-function orInto(into: Map<number, Partial>, from: Map<number, Partial>): Map<number, Partial> {
-  for (const [shortId, partial] of from) {
-    const existing = into.get(shortId);
-    if (!existing) {
-      into.set(shortId, partial);
-      continue;
+/**
+ * A search's sums, by document slot, in three levels as MiniSearch keeps them: a query term's
+ * (its exact, prefix and fuzzy matches), a query's (its terms ORed), and the search's (its
+ * queries ORed). OR adds a document's score to the one it has, or takes it on as it is, in the
+ * order documents were first matched (so a stable sort breaks ties as MiniSearch does). Which
+ * query terms a document matched is a bit each. Arrays grow with the index and are reused; a
+ * slot's value counts only when its stamp is the current level's.
+ */
+class Scores {
+  private capacity = 0;
+  private words = 0;
+  private term = new Float64Array(0);
+  private query = new Float64Array(0);
+  private total = new Float64Array(0);
+  /** The generation that last wrote each slot's term, query, total and matched-terms bits. */
+  private termStamp = new Int32Array(0);
+  private queryStamp = new Int32Array(0);
+  private totalStamp = new Int32Array(0);
+  private matchedStamp = new Int32Array(0);
+  private matched = new Uint32Array(0);
+  /** Slots in the order the term, the query and the search first matched them. */
+  private termOrder = new Int32Array(0);
+  private queryOrder = new Int32Array(0);
+  private totalOrder = new Int32Array(0);
+  private termCount = 0;
+  private queryCount = 0;
+  private totalCount = 0;
+  /** Generations are numbered in one sequence, so a stamp of an earlier one is never current. */
+  private counter = 0;
+  private generation = 0;
+  private termGeneration = 0;
+  private queryGeneration = 0;
+  private bit = 0;
+
+  /** A new search over `slots` document slots and `terms` distinct query terms. */
+  start(slots: number, terms: number): void {
+    const words = Math.max(1, Math.ceil(terms / 32));
+    if (slots > this.capacity || words > this.words) this.grow(Math.max(slots, Math.ceil(this.capacity * 1.5)), Math.max(words, this.words));
+    if (this.counter > 0x3fffffff) {
+      // Long before stamps would wrap: cleared, between searches.
+      for (const stamps of [this.termStamp, this.queryStamp, this.totalStamp, this.matchedStamp]) stamps.fill(0);
+      this.counter = 0;
     }
-    existing.score = existing.score + partial.score;
-    for (const t of partial.terms) if (!existing.terms.includes(t)) existing.terms.push(t);
+    this.generation = this.nextGeneration();
+    this.queryGeneration = this.nextGeneration();
+    this.totalCount = 0;
+    this.queryCount = 0;
   }
-  return into;
+
+  /** The query term numbered `number` (start's count) is scored next. */
+  startTerm(number: number): void {
+    this.termGeneration = this.nextGeneration();
+    this.termCount = 0;
+    this.bit = number;
+  }
+
+  add(slot: number, score: number): void {
+    if (this.termStamp[slot] !== this.termGeneration) {
+      this.termStamp[slot] = this.termGeneration;
+      this.term[slot] = score;
+      this.termOrder[this.termCount++] = slot;
+    } else this.term[slot]! += score;
+    const at = slot * this.words;
+    if (this.matchedStamp[slot] !== this.generation) {
+      this.matchedStamp[slot] = this.generation;
+      this.matched.fill(0, at, at + this.words);
+    }
+    this.matched[at + (this.bit >>> 5)]! |= 1 << (this.bit & 31);
+  }
+
+  /** The term's scores ORed into its query's. */
+  endTerm(): void {
+    for (let i = 0; i < this.termCount; i++) {
+      const slot = this.termOrder[i]!;
+      if (this.queryStamp[slot] !== this.queryGeneration) {
+        this.queryStamp[slot] = this.queryGeneration;
+        this.query[slot] = this.term[slot]!;
+        this.queryOrder[this.queryCount++] = slot;
+      } else this.query[slot] = this.query[slot]! + this.term[slot]!;
+    }
+  }
+
+  /** The query's scores ORed into the search's; the next query starts empty. */
+  endQuery(): void {
+    for (let i = 0; i < this.queryCount; i++) {
+      const slot = this.queryOrder[i]!;
+      if (this.totalStamp[slot] !== this.generation) {
+        this.totalStamp[slot] = this.generation;
+        this.total[slot] = this.query[slot]!;
+        this.totalOrder[this.totalCount++] = slot;
+      } else this.total[slot] = this.total[slot]! + this.query[slot]!;
+    }
+    this.queryGeneration = this.nextGeneration();
+    this.queryCount = 0;
+  }
+
+  /**
+   * The search's documents (those `include` takes), best first: each score times the number of
+   * query terms it matched, ties in the order first matched (as a stable sort of MiniSearch's
+   * results gives them). With `limit`, only that many, picked with a heap of that size: a common
+   * word matches tens of thousands of documents, and the caller wants a few of them.
+   */
+  best(limit: number | undefined, include?: (slot: number) => boolean): Array<{ slot: number; score: number }> {
+    // The term arrays are free once the search is scored: finals by the order first matched.
+    const finals = this.term;
+    const slots = this.termOrder;
+    let n = 0;
+    for (let i = 0; i < this.totalCount; i++) {
+      const slot = this.totalOrder[i]!;
+      if (include && !include(slot)) continue;
+      let count = 0;
+      for (let w = slot * this.words, end = w + this.words; w < end; w++) count += bitCount(this.matched[w]!);
+      finals[n] = this.total[slot]! * (count || 1);
+      slots[n++] = slot;
+    }
+    // Position i before j: a higher score, or the same score matched first.
+    const before = (i: number, j: number) => finals[i]! > finals[j]! || (finals[i] === finals[j] && i < j);
+    let chosen: number[];
+    if (limit === undefined || n <= limit) chosen = Array.from({ length: n }, (_, i) => i);
+    else {
+      // A heap of the `limit` best so far, the worst of them on top.
+      const heap: number[] = [];
+      const down = (at: number) => {
+        for (;;) {
+          const l = 2 * at + 1;
+          const r = l + 1;
+          let worst = at;
+          if (l < heap.length && before(heap[worst]!, heap[l]!)) worst = l;
+          if (r < heap.length && before(heap[worst]!, heap[r]!)) worst = r;
+          if (worst === at) return;
+          [heap[at], heap[worst]] = [heap[worst]!, heap[at]!];
+          at = worst;
+        }
+      };
+      for (let i = 0; i < n; i++) {
+        if (heap.length < limit) {
+          heap.push(i);
+          for (let at = heap.length - 1; at > 0; ) {
+            const parent = (at - 1) >> 1;
+            if (!before(heap[parent]!, heap[at]!)) break;
+            [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
+            at = parent;
+          }
+        } else if (limit > 0 && before(i, heap[0]!)) {
+          heap[0] = i;
+          down(0);
+        }
+      }
+      chosen = heap;
+    }
+    return chosen.sort((i, j) => (before(i, j) ? -1 : 1)).map((i) => ({ slot: slots[i]!, score: finals[i]! }));
+  }
+
+  private nextGeneration(): number {
+    return ++this.counter;
+  }
+
+  private grow(capacity: number, words: number): void {
+    // Scores do not outlive a search: new arrays start empty (stamp 0 is never a generation).
+    this.capacity = capacity;
+    this.words = words;
+    this.term = new Float64Array(capacity);
+    this.query = new Float64Array(capacity);
+    this.total = new Float64Array(capacity);
+    this.termStamp = new Int32Array(capacity);
+    this.queryStamp = new Int32Array(capacity);
+    this.totalStamp = new Int32Array(capacity);
+    this.matchedStamp = new Int32Array(capacity);
+    this.matched = new Uint32Array(capacity * words);
+    this.termOrder = new Int32Array(capacity);
+    this.queryOrder = new Int32Array(capacity);
+    this.totalOrder = new Int32Array(capacity);
+  }
+}
+
+function bitCount(n: number): number {
+  n -= (n >>> 1) & 0x55555555;
+  n = (n & 0x33333333) + ((n >>> 2) & 0x33333333);
+  return (((n + (n >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }

@@ -145,9 +145,9 @@ export class LexicalIndex {
     const related = expand ? relatedWords(query) : [];
     const hits =
       related.length === 0
-        ? this.index.search(query, { tag: type })
-        : this.index.searchEither([{ query }, { query: related.join(' '), options: { termBoost: RELATED_WEIGHT, prefix: false, fuzzy: false } }], type);
-    return hits.slice(0, limit).map(named);
+        ? this.index.search(query, { tag: type }, limit)
+        : this.index.searchEither([{ query }, { query: related.join(' '), options: { termBoost: RELATED_WEIGHT, prefix: false, fuzzy: false } }], type, limit);
+    return hits.map(named);
   }
 
   /**
@@ -158,9 +158,9 @@ export class LexicalIndex {
    */
   searchApart(query: string, limit: number, type?: AtomType, codeLike = false): { own: RankedName[]; related: RankedName[] } {
     // A query written like code is looked for in the code as much as in the name.
-    const own = this.index.search(query, codeLike ? { tag: type, boost: CODE_BOOST } : { tag: type }).slice(0, limit);
+    const own = this.index.search(query, codeLike ? { tag: type, boost: CODE_BOOST } : { tag: type }, limit);
     const words = relatedWords(withoutCode(query));
-    const related = words.length === 0 ? [] : this.index.search(words.join(' '), { tag: type, prefix: false, fuzzy: false }).slice(0, limit);
+    const related = words.length === 0 ? [] : this.index.search(words.join(' '), { tag: type, prefix: false, fuzzy: false }, limit);
     return { own: own.map(named), related: related.map(named) };
   }
 }
