@@ -421,68 +421,54 @@ class Postings {
 /**
  * A search's sums, by document slot, in three levels as MiniSearch keeps them: a query term's
  * (its exact, prefix and fuzzy matches), a query's (its terms ORed), and the search's (its
- * queries ORed). OR adds a document's score to the one it has, or takes it on as it is, in the
- * order documents were first matched (so a stable sort breaks ties as MiniSearch does). Which
- * query terms a document matched is a bit each. Arrays grow with the index and are reused; a
- * slot's value counts only when its stamp is the current level's.
+ * queries ORed). Which query terms a document matched is a bit each. Arrays grow with the index
+ * and are reused between searches.
  */
 class Scores {
   private capacity = 0;
   private words = 0;
-  private term = new Float64Array(0);
-  private query = new Float64Array(0);
-  private total = new Float64Array(0);
-  /** The generation that last wrote each slot's term, query, total and matched-terms bits. */
-  private termStamp = new Int32Array(0);
-  private queryStamp = new Int32Array(0);
-  private totalStamp = new Int32Array(0);
-  private matchedStamp = new Int32Array(0);
+  private readonly term = new Level();
+  private readonly query = new Level();
+  private readonly total = new Level();
+  /** The query terms each slot matched, `words` 32-bit words a slot, valid where stamped this search. */
   private matched = new Uint32Array(0);
-  /** Slots in the order the term, the query and the search first matched them. */
-  private termOrder = new Int32Array(0);
-  private queryOrder = new Int32Array(0);
-  private totalOrder = new Int32Array(0);
-  private termCount = 0;
-  private queryCount = 0;
-  private totalCount = 0;
+  private matchedStamp = new Int32Array(0);
   /** Generations are numbered in one sequence, so a stamp of an earlier one is never current. */
   private counter = 0;
-  private generation = 0;
-  private termGeneration = 0;
-  private queryGeneration = 0;
+  private search = 0;
   private bit = 0;
 
   /** A new search over `slots` document slots and `terms` distinct query terms. */
   start(slots: number, terms: number): void {
     const words = Math.max(1, Math.ceil(terms / 32));
-    if (slots > this.capacity || words > this.words) this.grow(Math.max(slots, Math.ceil(this.capacity * 1.5)), Math.max(words, this.words));
+    if (slots > this.capacity || words > this.words) {
+      this.capacity = Math.max(slots, Math.ceil(this.capacity * 1.5));
+      this.words = Math.max(words, this.words);
+      for (const level of [this.term, this.query, this.total]) level.grow(this.capacity);
+      this.matched = new Uint32Array(this.capacity * this.words);
+      this.matchedStamp = new Int32Array(this.capacity);
+    }
     if (this.counter > 0x3fffffff) {
       // Long before stamps would wrap: cleared, between searches.
-      for (const stamps of [this.termStamp, this.queryStamp, this.totalStamp, this.matchedStamp]) stamps.fill(0);
+      for (const stamps of [this.term.stamp, this.query.stamp, this.total.stamp, this.matchedStamp]) stamps.fill(0);
       this.counter = 0;
     }
-    this.generation = this.nextGeneration();
-    this.queryGeneration = this.nextGeneration();
-    this.totalCount = 0;
-    this.queryCount = 0;
+    this.search = ++this.counter;
+    this.total.reset(this.search);
+    this.query.reset(++this.counter);
   }
 
   /** The query term numbered `number` (start's count) is scored next. */
   startTerm(number: number): void {
-    this.termGeneration = this.nextGeneration();
-    this.termCount = 0;
+    this.term.reset(++this.counter);
     this.bit = number;
   }
 
   add(slot: number, score: number): void {
-    if (this.termStamp[slot] !== this.termGeneration) {
-      this.termStamp[slot] = this.termGeneration;
-      this.term[slot] = score;
-      this.termOrder[this.termCount++] = slot;
-    } else this.term[slot]! += score;
+    this.term.add(slot, score);
     const at = slot * this.words;
-    if (this.matchedStamp[slot] !== this.generation) {
-      this.matchedStamp[slot] = this.generation;
+    if (this.matchedStamp[slot] !== this.search) {
+      this.matchedStamp[slot] = this.search;
       this.matched.fill(0, at, at + this.words);
     }
     this.matched[at + (this.bit >>> 5)]! |= 1 << (this.bit & 31);
@@ -490,28 +476,13 @@ class Scores {
 
   /** The term's scores ORed into its query's. */
   endTerm(): void {
-    for (let i = 0; i < this.termCount; i++) {
-      const slot = this.termOrder[i]!;
-      if (this.queryStamp[slot] !== this.queryGeneration) {
-        this.queryStamp[slot] = this.queryGeneration;
-        this.query[slot] = this.term[slot]!;
-        this.queryOrder[this.queryCount++] = slot;
-      } else this.query[slot] = this.query[slot]! + this.term[slot]!;
-    }
+    this.query.orFrom(this.term);
   }
 
   /** The query's scores ORed into the search's; the next query starts empty. */
   endQuery(): void {
-    for (let i = 0; i < this.queryCount; i++) {
-      const slot = this.queryOrder[i]!;
-      if (this.totalStamp[slot] !== this.generation) {
-        this.totalStamp[slot] = this.generation;
-        this.total[slot] = this.query[slot]!;
-        this.totalOrder[this.totalCount++] = slot;
-      } else this.total[slot] = this.total[slot]! + this.query[slot]!;
-    }
-    this.queryGeneration = this.nextGeneration();
-    this.queryCount = 0;
+    this.total.orFrom(this.query);
+    this.query.reset(++this.counter);
   }
 
   /**
@@ -521,16 +492,16 @@ class Scores {
    * word matches tens of thousands of documents, and the caller wants a few of them.
    */
   best(limit: number | undefined, include?: (slot: number) => boolean): Array<{ slot: number; score: number }> {
-    // The term arrays are free once the search is scored: finals by the order first matched.
-    const finals = this.term;
-    const slots = this.termOrder;
+    // The term level is free once the search is scored: finals by the order first matched.
+    const finals = this.term.values;
+    const slots = this.term.order;
     let n = 0;
-    for (let i = 0; i < this.totalCount; i++) {
-      const slot = this.totalOrder[i]!;
+    for (let i = 0; i < this.total.count; i++) {
+      const slot = this.total.order[i]!;
       if (include && !include(slot)) continue;
       let count = 0;
       for (let w = slot * this.words, end = w + this.words; w < end; w++) count += bitCount(this.matched[w]!);
-      finals[n] = this.total[slot]! * (count || 1);
+      finals[n] = this.total.values[slot]! * (count || 1);
       slots[n++] = slot;
     }
     // Position i before j: a higher score, or the same score matched first.
@@ -570,26 +541,51 @@ class Scores {
     }
     return chosen.sort((i, j) => (before(i, j) ? -1 : 1)).map((i) => ({ slot: slots[i]!, score: finals[i]! }));
   }
+}
 
-  private nextGeneration(): number {
-    return ++this.counter;
+/**
+ * One level of Scores: a sum per slot, valid where its stamp is the level's generation, and the
+ * slots in the order first written. OR (`orFrom`) adds a slot's score to the one it has, or takes
+ * it as it is, as MiniSearch's OR of two result maps does (new documents go last).
+ */
+class Level {
+  values = new Float64Array(0);
+  stamp = new Int32Array(0);
+  order = new Int32Array(0);
+  count = 0;
+  private generation = 0;
+
+  /** New, empty arrays (stamp 0 is never a generation). */
+  grow(capacity: number): void {
+    this.values = new Float64Array(capacity);
+    this.stamp = new Int32Array(capacity);
+    this.order = new Int32Array(capacity);
   }
 
-  private grow(capacity: number, words: number): void {
-    // Scores do not outlive a search: new arrays start empty (stamp 0 is never a generation).
-    this.capacity = capacity;
-    this.words = words;
-    this.term = new Float64Array(capacity);
-    this.query = new Float64Array(capacity);
-    this.total = new Float64Array(capacity);
-    this.termStamp = new Int32Array(capacity);
-    this.queryStamp = new Int32Array(capacity);
-    this.totalStamp = new Int32Array(capacity);
-    this.matchedStamp = new Int32Array(capacity);
-    this.matched = new Uint32Array(capacity * words);
-    this.termOrder = new Int32Array(capacity);
-    this.queryOrder = new Int32Array(capacity);
-    this.totalOrder = new Int32Array(capacity);
+  /** Empty, as of `generation` (a number no earlier reset used). */
+  reset(generation: number): void {
+    this.generation = generation;
+    this.count = 0;
+  }
+
+  add(slot: number, score: number): void {
+    if (this.stamp[slot] !== this.generation) {
+      this.stamp[slot] = this.generation;
+      this.values[slot] = score;
+      this.order[this.count++] = slot;
+    } else this.values[slot]! += score;
+  }
+
+  /** `from`'s sums ORed into this level's, in the order `from` first had them. */
+  orFrom(from: Level): void {
+    for (let i = 0; i < from.count; i++) {
+      const slot = from.order[i]!;
+      if (this.stamp[slot] !== this.generation) {
+        this.stamp[slot] = this.generation;
+        this.values[slot] = from.values[slot]!;
+        this.order[this.count++] = slot;
+      } else this.values[slot] = this.values[slot]! + from.values[slot]!;
+    }
   }
 }
 
