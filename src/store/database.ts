@@ -164,21 +164,16 @@ export class StoreDatabase {
   private settleRoom(): void {
     const end = this.roomEnd;
     if (end === undefined) return;
-    this.roomEnd = undefined;
+    this.roomEnd = undefined; // first: the transaction below settles nothing again
     try {
       const usable = this.pragma('page_size') - 4; // an overflow page's payload
-      this.db.run('BEGIN');
-      try {
+      this.transaction(() => {
         // Each row takes the pages left but one (its table page may need one); a second ends it.
         for (let i = 0, left = end - this.pragma('page_count'); left > 0 && i < 4; i++, left = end - this.pragma('page_count')) {
           this.db.run('INSERT INTO meta (key, value) VALUES (?, zeroblob(?))', [`${ROOM_KEY}${i}`, Math.max(1, left - 1) * usable]);
         }
         this.db.run('DELETE FROM meta WHERE key >= ? AND key < ?', [ROOM_KEY, `${ROOM_KEY}~`]);
-        this.db.run('COMMIT');
-      } catch (err) {
-        this.db.run('ROLLBACK');
-        throw err;
-      }
+      });
     } catch {
       // Nothing lost: the database is as it was; closing it copies the file once.
     }

@@ -71,6 +71,11 @@ export class FullTextIndex {
   /** Per term id and field (`id * fields + field`): where its list starts in `postings`, plus one; 0: none. */
   private lists: Int32Array<ArrayBuffer> = new Int32Array(256);
   private readonly postings = new Postings();
+  /**
+   * Documents by short id. Short ids only grow, so a posting list holds documents in the order
+   * they were added (MiniSearch's order, which ties keep) and sorted (`Postings.remove` searches
+   * it); the scoring arrays are indexed by the dense `Doc.slot` instead.
+   */
   private readonly docs = new Map<number, Doc>();
   private readonly shortIds = new Map<string, number>();
   private averageLengths: number[] = [];
