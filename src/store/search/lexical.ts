@@ -86,6 +86,28 @@ export class LexicalIndex {
   put(atom: Atom): void {
     const texts = atomTexts(atom);
     this.index.put(atom.name, atom.type, texts);
+    this.count(atom, texts);
+  }
+
+  /**
+   * Fills this empty index with many atoms (distinct names) in two passes (FullTextIndex.load):
+   * `put` each, then `finish`; only then can it be searched or changed.
+   */
+  load(): { put(atom: Atom): void; finish(): void } {
+    if (this.wordsOf.size > 0) throw new Error('load() fills an empty index: clear it first');
+    const load = this.index.load();
+    return {
+      put: (atom) => {
+        const texts = atomTexts(atom);
+        load.put(atom.name, atom.type, texts);
+        this.count(atom, texts);
+      },
+      finish: () => load.finish(),
+    };
+  }
+
+  /** Keeps the atom's words for the second pass, and counts them. */
+  private count(atom: Atom, texts: ReturnType<typeof atomTexts>): void {
     this.uncount(atom.name);
     const words: AtomWords = {
       name: new PackedWords(terms(atom.name)),
@@ -99,11 +121,6 @@ export class LexicalIndex {
   /** The atom's name words, code identifiers and dependencies, as last put. */
   words(name: string): AtomWords | undefined {
     return this.wordsOf.get(name);
-  }
-
-  /** After putting many atoms at once: gives back room kept for growth. */
-  trim(): void {
-    this.index.trim();
   }
 
   remove(name: string): void {

@@ -389,8 +389,9 @@ export class SearchIndex implements Disposable {
         this.track(this.reconcile(e.atom.name, true));
         break;
       case 'delete':
-        this.lexicalDirty?.add(e.atom.name);
-        this.lexical.remove(e.atom.name);
+        // While the full-text index is being loaded, it is taken out after.
+        if (this.lexicalDirty) this.lexicalDirty.add(e.atom.name);
+        else this.lexical.remove(e.atom.name);
         this.queue.cancel(e.atom.name);
         if (this.vectors.meta(e.atom.name)) this.vectors.delete(e.atom.name);
         break;
@@ -410,29 +411,36 @@ export class SearchIndex implements Disposable {
     void settled.finally(() => this.settling.delete(settled));
   }
 
-  private ensureLexical(): Promise<void> {
-    if (!this.lexicalReady) this.lexicalReady = this.buildLexical();
-    return this.lexicalReady;
+  /** Settles once the full-text index holds the store's atoms; a build a reload abandoned is followed by the next. */
+  private async ensureLexical(): Promise<void> {
+    for (;;) {
+      this.lexicalReady ??= this.buildLexical();
+      const building = this.lexicalReady;
+      await building;
+      if (this.lexicalReady === building) return;
+    }
   }
 
   /**
    * Fills the full-text index from the store in slices of 500 atoms (10,000 atoms take about a
-   * second), yielding between them so the extension host stays responsive. Changes made
+   * second), yielding between them so the extension host stays responsive; in one load
+   * (LexicalIndex.load), so the posting lists are laid out once at their size. Changes made
    * meanwhile are applied after. A reload starts a new build; this one then stops.
    */
   private async buildLexical(): Promise<void> {
     const generation = ++this.lexicalGeneration;
     this.lexicalDirty = new Set();
     this.lexical.clear();
+    const load = this.lexical.load();
     const atoms = this.source.all();
     for (let i = 0; i < atoms.length; i++) {
-      this.lexical.put(atoms[i]!);
+      load.put(atoms[i]!);
       if (i % 500 === 499) {
         await nextTurn();
         if (generation !== this.lexicalGeneration) return;
       }
     }
-    this.lexical.trim();
+    load.finish();
     for (const name of this.lexicalDirty ?? []) {
       const atom = this.source.get(name);
       if (atom) this.lexical.put(atom);
