@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import MiniSearch from 'minisearch';
 import { validateDraft } from '../../src/atoms/validate.js';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
-import { FullTextIndex } from '../../src/store/search/fullText.js';
+import { FullTextIndex, packIds, unpackIds } from '../../src/store/search/fullText.js';
 import { atomTexts, CODE_BOOST, FIELDS, fullTextIndex, QUERY_DEFAULTS, RELATED_WEIGHT } from '../../src/store/search/lexical.js';
 import { relatedWords } from '../../src/store/search/vocabulary.js';
 import { normalizeTerm, splitWords } from '../../src/store/search/words.js';
@@ -233,4 +233,12 @@ test('many edits move and empty lists; the holes are closed, and it ranks as an 
   }
   // Without closing the holes the lists would take several times this.
   assert.ok(ours.postingBytes <= 4 * fresh.postingBytes, `${ours.postingBytes} bytes against ${fresh.postingBytes} built afresh`);
+});
+
+test('a document\'s term ids survive packing into a string, below and above 32,768, in their order', () => {
+  const ids = [0, 1, 255, 256, 32_767, 32_768, 65_535, 65_536, 1 << 20, 2 ** 30 - 1, 7];
+  assert.deepEqual(unpackIds(packIds(ids)), ids);
+  assert.equal(packIds([1, 2, 3]).length, 3);
+  assert.equal(packIds([40_000]).length, 2);
+  assert.deepEqual(unpackIds(packIds([])), []);
 });

@@ -52,8 +52,8 @@ interface Doc {
   readonly tag: string;
   /** Per field: its number of distinct tokens. */
   readonly lengths: number[];
-  /** The ids of the terms it is listed under, to take it out again. */
-  terms: number[];
+  /** The ids of the terms it is listed under (packIds), to take it out again. */
+  terms: string;
   /** Its place in the scoring arrays (Scores): dense, given out again after a removal. */
   readonly slot: number;
 }
@@ -168,7 +168,7 @@ export class FullTextIndex {
     const { fields, tokenize, processTerm } = this.options;
     const shortId = this.nextId++;
     this.shortIds.set(id, shortId);
-    const doc: Doc = { id, tag, lengths: new Array<number>(fields.length).fill(0), terms: [], slot: this.freeSlots.pop() ?? this.bySlot.length };
+    const doc: Doc = { id, tag, lengths: new Array<number>(fields.length).fill(0), terms: '', slot: this.freeSlots.pop() ?? this.bySlot.length };
     this.docs.set(shortId, doc);
     this.bySlot[doc.slot] = doc;
     const termIds: number[] = [];
@@ -186,7 +186,7 @@ export class FullTextIndex {
         if (posting(termId * fields.length + field) && !termIds.includes(termId)) termIds.push(termId);
       }
     }
-    doc.terms = termIds;
+    doc.terms = packIds(termIds);
   }
 
   remove(id: string): void {
@@ -204,7 +204,7 @@ export class FullTextIndex {
       this.averageLengths[field] = count === 1 ? 0 : (this.averageLengths[field]! * count - length) / (count - 1);
     });
     const fields = this.options.fields.length;
-    for (const termId of doc.terms) {
+    for (const termId of unpackIds(doc.terms)) {
       let empty = true;
       for (let field = 0; field < fields; field++) {
         const slot = termId * fields + field;
@@ -372,6 +372,29 @@ export class FullTextIndex {
     this.lists[slot] = moved + 1;
     return true;
   }
+}
+
+/**
+ * Term ids packed in a string: a character each below 32,768, two above (15 bits a character,
+ * the high bit saying another follows). A document's ids as a number[] took 8 bytes each plus
+ * room to grow, 22 MiB at 50,000 atoms; packed, 2 bytes each (1 while all are below 256).
+ */
+export function packIds(ids: readonly number[]): string {
+  const codes: number[] = [];
+  for (const id of ids) {
+    if (id < 0x8000) codes.push(id);
+    else codes.push(0x8000 | (id >>> 15), id & 0x7fff);
+  }
+  return String.fromCharCode(...codes);
+}
+
+export function unpackIds(packed: string): number[] {
+  const ids: number[] = [];
+  for (let i = 0; i < packed.length; i++) {
+    const code = packed.charCodeAt(i);
+    ids.push(code < 0x8000 ? code : ((code & 0x7fff) << 15) | packed.charCodeAt(++i));
+  }
+  return ids;
 }
 
 /** A load in progress (FullTextIndex.load). */
