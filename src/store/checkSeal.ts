@@ -78,7 +78,26 @@ export interface SealedColumns {
 
 /** The seal of a row, or null when this machine has no secret. */
 export function seal(row: SealedColumns): string | null {
+  return sealWith(sealKey(), row);
+}
+
+/**
+ * Seals with the secret looked up once, for an open's rows: `matches` says whether `found` is
+ * the seal of `row` made with this machine's secret. Finding the secret reads three environment
+ * variables: once per row, 25 ms per 50,000 rows.
+ */
+export function sealer(): { seal(row: SealedColumns): string | null; matches(row: SealedColumns, found: SqlValue | undefined): boolean } {
   const key = sealKey();
+  return {
+    seal: (row) => sealWith(key, row),
+    matches: (row, found) => {
+      if (typeof found !== 'string' || !key) return false;
+      return sealWith(key, row) === found;
+    },
+  };
+}
+
+function sealWith(key: KeyObject | null, row: SealedColumns): string | null {
   if (!key) return null;
   const deps = [...row.dependencies].sort();
   const text = JSON.stringify([
@@ -96,11 +115,4 @@ export function seal(row: SealedColumns): string | null {
     deps,
   ]);
   return createHmac('sha256', key).update(text).digest('base64');
-}
-
-/** Whether `found` is the seal of `row` made with this machine's secret. */
-export function sealMatches(row: SealedColumns, found: SqlValue | undefined): boolean {
-  if (typeof found !== 'string') return false;
-  const expected = seal(row);
-  return expected !== null && expected === found;
 }

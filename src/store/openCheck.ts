@@ -18,7 +18,7 @@ import type { Logger } from '../util/log.js';
 import { nextTurn } from '../util/turn.js';
 import type { Port } from '../atoms/model.js';
 import type { RawAtomRow } from './atoms/table.js';
-import { seal, sealMatches } from './checkSeal.js';
+import { sealer } from './checkSeal.js';
 import type { JournalEntry, JournalOp } from './journal.js';
 import type { RemovedObject } from './schema.js';
 
@@ -68,6 +68,7 @@ export function checkedEntry(entry: JournalEntry, refused: RefusedAtom[]): Journ
  */
 export async function checkAtomRows(rows: RawAtomRow[], refused: RefusedAtom[], sealed?: Map<string, string>): Promise<{ atoms: Atom[]; order: string[] }> {
   const atoms = new Map<string, Atom>();
+  const seals = sealer();
   let parsed = 0;
   let seen = 0;
   for (const r of rows) {
@@ -75,7 +76,7 @@ export async function checkAtomRows(rows: RawAtomRow[], refused: RefusedAtom[], 
     if (++seen % 2000 === 0) await nextTurn();
     try {
       if (r.duplicated) throw errors.invalid('atoms.db holds more than one row with this name');
-      const trusted = sealMatches(r, r.seal) ? sealedAtom(r) : undefined;
+      const trusted = seals.matches(r, r.seal) ? sealedAtom(r) : undefined;
       if (trusted) {
         atoms.set(trusted.name, trusted);
         continue;
@@ -95,7 +96,7 @@ export async function checkAtomRows(rows: RawAtomRow[], refused: RefusedAtom[], 
       });
       atoms.set(atom.name, atom);
       if (sealed) {
-        const s = seal(r);
+        const s = seals.seal(r);
         if (s !== null) sealed.set(atom.name, s);
       }
     } catch (err) {
