@@ -1,6 +1,7 @@
 /**
  * The workspace store: atoms, dependency edges, every version, builds and embeddings, in a
- * sql.js database at `.atomic/atoms.db` with a write-ahead journal beside it.
+ * sql.js database at `.atomic/atoms.db` with a write-ahead journal beside it, and the embedding
+ * vectors themselves in `.atomic/vectors.bin` (embeddings/vectorFile.ts).
  *
  * This class is the one write path. It coordinates the parts, each in its own module, through
  * the journal: a write is planned (atoms/batch.ts validates against the current graph), appended
@@ -31,7 +32,8 @@ import { BuildRecords, type BuildRecord } from './builds.js';
 import { Compaction, writeSnapshot, type CompactionPolicy } from './compaction.js';
 import { readSnapshot, type StoreDatabase } from './database.js';
 import { isReadOnlyError, readOnlyError, storageError } from './diskErrors.js';
-import { StoredEmbeddings, toRow, type StoredEmbedding } from './embeddings/stored.js';
+import { slotRows, StoredEmbeddings, writeEmbeddings, type EmbeddingRow, type LegacyVector, type StoredEmbedding } from './embeddings/stored.js';
+import { VectorFile } from './embeddings/vectorFile.js';
 import { Journal, type JournalEntry, type JournalOp } from './journal.js';
 import { applyEntry, readStore, type Loaded } from './load.js';
 import { WorkspaceLock } from './lock.js';
@@ -77,7 +79,8 @@ export class AtomStore implements AtomReader, Disposable {
   readonly journalFile: string;
 
   private readonly model = new AtomModel();
-  private readonly embeddings = new StoredEmbeddings();
+  private readonly vectorFile: VectorFile;
+  private readonly embeddings: StoredEmbeddings;
   private readonly builds = new BuildRecords();
   private readonly changes = new Emitter<StoreChange>();
   private readonly journal: Journal;
@@ -104,6 +107,8 @@ export class AtomStore implements AtomReader, Disposable {
     this.atomicDir = join(workspaceDir, '.atomic');
     this.dbFile = join(this.atomicDir, 'atoms.db');
     this.journalFile = join(this.atomicDir, 'atoms.journal');
+    this.vectorFile = new VectorFile(join(this.atomicDir, 'vectors.bin'));
+    this.embeddings = new StoredEmbeddings(this.vectorFile);
     this.journal = new Journal(this.journalFile);
     this.lock = new WorkspaceLock(join(this.atomicDir, 'lock'));
     this.outside = new OutsideChanges([this.dbFile, this.journalFile]);
@@ -179,12 +184,38 @@ export class AtomStore implements AtomReader, Disposable {
     }
     this.model.replace(loaded.atoms);
     this.openOrder = previous ? undefined : loaded.order;
-    this.embeddings.replace(loaded.database, loaded.embeddingNames);
+    this.embeddings.replace(loaded.database, loaded.embeddings);
+    if (loaded.legacyVectors.length > 0 && !this.readOnlyReason) await this.moveLegacyVectors(loaded.legacyVectors);
     this.builds.replace(loaded.lastBuild);
     this.report = loaded.report;
     this.outside.stamp();
     logOpenReport(this.log, loaded.report, this.dbFile);
     this.log.info(`store: ${this.model.size} atoms from ${this.dbFile} (${loaded.replayed} journal entries replayed)`);
+  }
+
+  /**
+   * Schema 2's vectors (in the database, and in its journal's rows) into vectors.bin, once: the
+   * vectors are written and flushed, their rows take the slots and the old table is emptied, and
+   * the snapshot is written without the space they took. A crash before that snapshot opens the
+   * old one again and moves them again; the slots written meanwhile are named by no row, free.
+   */
+  private async moveLegacyVectors(vectors: LegacyVector[]): Promise<void> {
+    const newest = new Map(vectors.map((v) => [v.name, v]));
+    const moving = [...newest.values()];
+    // One length per file: vectors of another length than most are another model's, embedded again.
+    const dimensions = mostCommon(moving.map((v) => v.vector.length));
+    const kept = moving.filter((v) => v.vector.length === dimensions);
+    const { slots, afresh } = await this.vectorFile.write(kept);
+    if (afresh) this.embeddings.forgetSlots();
+    const rows: EmbeddingRow[] = kept.map((v, i) => ({ name: v.name, model: v.model, textHash: v.textHash, slot: slots[i]! }));
+    this.db.transaction(() => {
+      writeEmbeddings(this.db, rows);
+      this.db.run('DELETE FROM embeddings');
+    });
+    this.embeddings.apply(rows);
+    this.db.vacuum();
+    await this.compactNow();
+    this.log.info(`store: moved ${rows.length} vectors from ${this.dbFile} into ${this.vectorFile.file}`);
   }
 
   /**
@@ -397,12 +428,29 @@ export class AtomStore implements AtomReader, Disposable {
     });
   }
 
-  /** Stores embedding vectors; rows of atoms that no longer exist are ignored. */
+  /**
+   * Stores embedding vectors; rows of atoms that no longer exist are ignored. The vectors go to
+   * free slots of vectors.bin, flushed, before the journal entry that names their slots.
+   */
   putEmbeddings(rows: StoredEmbedding[]): Promise<void> {
     return this.exclusive(async () => {
       const live = rows.filter((r) => this.model.has(r.name));
       if (live.length === 0) return;
-      await this.commit([{ op: 'emb', rows: live.map(toRow) }]);
+      if (this.readOnlyReason) throw readOnlyError(this.readOnlyReason);
+      let written: { slots: number[]; afresh: boolean };
+      try {
+        written = await this.vectorFile.write(live);
+      } catch (err) {
+        throw storageError(this.vectorFile.file, err);
+      }
+      if (written.afresh) this.embeddings.forgetSlots();
+      const slotted = live.map((r, i) => ({ name: r.name, model: r.model, textHash: r.textHash, slot: written.slots[i]! }));
+      try {
+        await this.commit([{ op: 'emb', rows: slotted }]);
+      } catch (err) {
+        for (const slot of written.slots) this.vectorFile.release(slot);
+        throw err;
+      }
     });
   }
 
@@ -423,6 +471,7 @@ export class AtomStore implements AtomReader, Disposable {
       if (!this.readOnlyReason && (!existsSync(this.dbFile) || this.compaction.worthAtClose(statSync(this.dbFile).size))) await this.compactNow();
       await this.journal.close();
       this.db.close();
+      this.vectorFile.close();
       this.isClosed = true;
     });
     this.lock.release();
@@ -468,7 +517,7 @@ export class AtomStore implements AtomReader, Disposable {
     this.model.apply(ops);
     for (const op of ops) {
       if (op.op === 'del') this.embeddings.forget(op.name);
-      else if (op.op === 'emb') this.embeddings.apply(op.rows);
+      else if (op.op === 'emb') this.embeddings.apply(slotRows(op.rows));
       else if (op.op === 'build') this.builds.apply(this.db, op);
     }
   }
@@ -480,6 +529,15 @@ export class AtomStore implements AtomReader, Disposable {
     this.compaction.snapshotted();
     this.outside.stamp();
   }
+}
+
+/** The value found most often (the first of those tied). */
+function mostCommon(values: number[]): number | undefined {
+  const counts = new Map<number, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best: number | undefined;
+  for (const [v, n] of counts) if (best === undefined || n > counts.get(best)!) best = v;
+  return best;
 }
 
 /** ISO time to the millisecond; versions of one atom may be seconds apart. */

@@ -12,12 +12,13 @@ import { promises as fsp, existsSync, readFileSync, truncateSync } from 'node:fs
 import { createHash } from 'node:crypto';
 import type { Atom } from '../atoms/model.js';
 import type { BuildOp } from './builds.js';
-import type { EmbeddingRow } from './embeddings/stored.js';
+import type { EmbeddingRow, LegacyEmbeddingRow } from './embeddings/stored.js';
 
 export type JournalOp =
   | { op: 'put'; atom: Atom }
   | { op: 'del'; name: string; version: number; at: string }
-  | { op: 'emb'; rows: EmbeddingRow[] }
+  /** Rows as schema 2 wrote them (the vectors themselves) are only ever read, at replay. */
+  | { op: 'emb'; rows: Array<EmbeddingRow | LegacyEmbeddingRow> }
   | BuildOp;
 
 export interface JournalEntry {

@@ -10,7 +10,7 @@ import { nextTurn } from '../util/turn.js';
 import { deleteAtomRow, readAtomRows, writeAtom, writeSeals, writeTombstone } from './atoms/table.js';
 import { readLastBuild, writeBuild, type BuildRecord } from './builds.js';
 import { StoreDatabase } from './database.js';
-import { deleteEmbedding, readEmbeddingNames, writeEmbeddings } from './embeddings/stored.js';
+import { deleteEmbedding, legacyOf, readEmbeddingSlots, readLegacyVectors, writeEmbeddings, type EmbeddingSlots, type LegacyVector } from './embeddings/stored.js';
 import { readJournal, type JournalEntry } from './journal.js';
 import { checkAtomRows, checkedEntry, type OpenReport } from './openCheck.js';
 
@@ -32,8 +32,13 @@ export interface Loaded {
   atoms: Atom[];
   /** Their names in dependency order, as the bundle lays them out (the check sorted them). */
   order: string[];
-  /** The loaded atoms that have a vector in the database (read when search asks for them). */
-  embeddingNames: Set<string>;
+  /** The loaded atoms' vector slots, and every slot the database names (vectors.bin holds the vectors). */
+  embeddings: EmbeddingSlots;
+  /**
+   * Vectors of loaded atoms as schema 2 kept them (in its `embeddings` table, or in `emb` journal
+   * rows), newest last: the store moves them into vectors.bin and empties that table.
+   */
+  legacyVectors: LegacyVector[];
   lastBuild: BuildRecord | undefined;
   report: OpenReport;
 }
@@ -55,8 +60,10 @@ export async function readStore(bytes: Uint8Array | undefined, dbFile: string, j
     if (totalBytes > validBytes) {
       log.warn(`journal: dropped ${totalBytes - validBytes} bytes of a write torn by a crash (it was never acknowledged)`);
     }
+    const journalVectors: LegacyVector[] = [];
     for (const entry of entries) {
       if (entry.seq <= snapshotSeq) continue;
+      for (const op of entry.ops) if (op?.op === 'emb' && Array.isArray(op.rows)) journalVectors.push(...op.rows.map(legacyOf).filter((v) => v !== undefined));
       applyEntry(database, checkedEntry(entry, report.refused));
       seq = entry.seq;
       replayed++;
@@ -71,10 +78,14 @@ export async function readStore(bytes: Uint8Array | undefined, dbFile: string, j
     // Once, after a migration: the snapshot is written without the space the old layout left free.
     if (vacuum) database.vacuum();
     const names = new Set(atoms.map((a) => a.name));
-    // Vectors of atoms not loaded are left where they are.
-    const embeddingNames = readEmbeddingNames(database, (name) => names.has(name));
+    // Rows of atoms not loaded are left where they are.
+    const loaded = (name: string) => names.has(name);
+    const embeddings = readEmbeddingSlots(database, loaded);
+    const legacyVectors = [...readLegacyVectors(database, loaded), ...journalVectors.filter((v) => loaded(v.name))];
     const unsaved = changed || sealed.size > 0;
-    return { database, seq, replayed, unsaved, journal: { validBytes, totalBytes }, atoms, order, embeddingNames, lastBuild: readLastBuild(database), report };
+    return {
+      database, seq, replayed, unsaved, journal: { validBytes, totalBytes }, atoms, order, embeddings, legacyVectors, lastBuild: readLastBuild(database), report,
+    };
   } catch (err) {
     database.close();
     throw err;

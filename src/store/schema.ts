@@ -10,12 +10,17 @@
  * tombstones (the current version is the `atoms` row, no longer copied); vectors are stored as
  * binary16 (embeddings/float16.ts); `atom_checks` holds the seal of each row this program checked
  * (checkSeal.ts); pages are 8 KiB, so a vector row no longer leaves half a page empty.
+ *
+ * Schema 3 (issue 15: memory): the vectors leave the database for `vectors.bin`
+ * (embeddings/vectorFile.ts); `embedding_slots` says which slot holds each atom's vector. The
+ * store moves schema 2's vectors out of `embeddings` at the first open (it needs the file, so
+ * this SQL cannot), and keeps that table empty.
  */
 import type { Database } from 'sql.js';
 import { AtomError } from '../atoms/errors.js';
 import { encodeHalf } from './embeddings/float16.js';
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Bytes per page: seven 1 KiB vector rows to a page (16 KiB would save 3 MiB more at 10,000 atoms, but make an empty database 200 KiB). */
 export const PAGE_SIZE = 8192;
@@ -85,6 +90,14 @@ const MIGRATIONS: Record<number, string> = {
         AND atom_versions.dependencies IS ${CURRENT_DEPENDENCIES}
     );
     UPDATE embeddings SET vector = atomic_float16(vector) WHERE typeof(vector) = 'blob' AND length(vector) % 4 = 0;
+  `,
+  3: `
+    CREATE TABLE embedding_slots (
+      name TEXT PRIMARY KEY,
+      model TEXT NOT NULL,
+      text_hash TEXT NOT NULL,
+      slot INTEGER NOT NULL CHECK (typeof(slot) = 'integer' AND slot >= 0)
+    );
   `,
 };
 

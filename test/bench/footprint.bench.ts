@@ -102,7 +102,7 @@ export default async function footprintBench(options: BenchOptions): Promise<Ben
       title: 'Footprint: .atomic/ on disk (this build)',
       rows: disk,
       notes: [
-        'Per table: the bytes its rows hold (sum of the columns\' lengths, without SQLite\'s page and index overhead, which the file size includes). Vectors are kept in the embeddings table only (vectors/ is what earlier versions kept besides).',
+        'Per table: the bytes its rows hold (sum of the columns\' lengths, without SQLite\'s page and index overhead, which the file size includes). The vectors are in vectors.bin (schema 3); the embedding_slots table names the slot of each atom; the embeddings table, where schema 2 kept them, stays empty.',
         'target (issue 15): .atomic/ ≤ 50 MiB at 10,000 atoms.',
       ],
     },
@@ -250,7 +250,7 @@ async function filesOf(dir: string) {
   const row: Record<string, string | number> = {
     '.atomic/': bytes(total),
     'atoms.db': bytes(size(join(atomic, 'atoms.db'))),
-    'vectors/': bytes(folder(join(atomic, 'vectors'))),
+    'vectors.bin': bytes(size(join(atomic, 'vectors.bin'))),
     'latest.js': bytes(size(join(atomic, 'latest.js'))),
     journal: bytes(size(join(atomic, 'atoms.journal'))),
   };

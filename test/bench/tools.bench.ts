@@ -4,7 +4,7 @@
  * many bytes, a no-op that answers a text of the same size). Also what the server costs to
  * hold and open at each size: memory, files on disk, cold start.
  */
-import { readdirSync, statSync, existsSync } from 'node:fs';
+import { statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AtomDraft } from '../../src/atoms/model.js';
 import { GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
@@ -134,7 +134,7 @@ async function measure(ws: PreparedWorkspace, size: number, transport: Transport
   const after = filesOf(ws.dir);
   scaleRow['atoms.db'] = bytes(atomsBefore.db);
   scaleRow['journal after run'] = bytes(after.journal);
-  scaleRow['vectors/'] = bytes(atomsBefore.vectors);
+  scaleRow['vectors.bin'] = bytes(atomsBefore.vectors);
   scaleRow['latest.js'] = bytes(atomsBefore.bundle);
   return { rows, scale: scaleRow };
 }
@@ -225,12 +225,10 @@ function verdict(c: ToolCase, size: number, p50: number, floorP50: number): stri
 function filesOf(dir: string) {
   const atomic = join(dir, '.atomic');
   const size = (f: string) => (existsSync(f) ? statSync(f).size : 0);
-  const folder = (d: string): number =>
-    existsSync(d) ? readdirSync(d, { withFileTypes: true }).reduce((sum, e) => sum + (e.isDirectory() ? folder(join(d, e.name)) : size(join(d, e.name))), 0) : 0;
   return {
     db: size(join(atomic, 'atoms.db')),
     journal: size(join(atomic, 'atoms.journal')),
-    vectors: folder(join(atomic, 'vectors')),
+    vectors: size(join(atomic, 'vectors.bin')),
     bundle: size(join(atomic, 'latest.js')),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The store's size (issue 15): schema 2 keeps each version once (the current one is the atoms
- * row), vectors as binary16, 8 KiB pages, and a seal per row this program checked, so an open
+ * row), vectors as binary16, 8 KiB pages; schema 3 keeps the vectors in vectors.bin, not the database; and a seal per row this program checked, so an open
  * does not parse every atom again. A database of schema 1 is migrated without losing a version;
  * history reads as it did; a row not sealed by this machine's secret is still checked in full.
  */
@@ -82,7 +82,7 @@ async function onDisk<T>(dir: string, read: (db: Database) => T): Promise<T> {
 
 const all = (db: Database, sql: string) => db.exec(sql)[0]?.values ?? [];
 
-test('a schema 1 database is migrated: every version kept, the current one no longer copied, vectors as binary16 in 8 KiB pages', async () => {
+test('a schema 1 database is migrated: every version kept, the current one no longer copied, vectors as binary16 in vectors.bin, 8 KiB pages', async () => {
   const dir = await schema1Workspace();
   const store = await AtomStore.open(dir);
   const history = store.history('math_clamp');
@@ -105,13 +105,16 @@ test('a schema 1 database is migrated: every version kept, the current one no lo
     schema: all(db, "SELECT value FROM meta WHERE key = 'schema_version'")[0]![0],
     pageSize: all(db, 'PRAGMA page_size')[0]![0],
     versions: all(db, 'SELECT name, version, deleted FROM atom_versions ORDER BY name, version'),
-    vectorBytes: all(db, 'SELECT length(vector) FROM embeddings')[0]![0],
+    vectorsInDatabase: all(db, 'SELECT count(*) FROM embeddings')[0]![0],
+    slots: all(db, 'SELECT name, model, text_hash, slot FROM embedding_slots'),
     seals: all(db, 'SELECT name FROM atom_checks ORDER BY name').map((r) => r[0]),
   }));
-  assert.equal(disk.schema, '2');
+  assert.equal(disk.schema, '3');
   assert.equal(disk.pageSize, 8192);
   assert.deepEqual(disk.versions, [['math_clamp', 1, 0], ['old_helper', 1, 0], ['old_helper', 2, 1]], 'current versions are the atoms rows');
-  assert.equal(disk.vectorBytes, 8, 'four values, two bytes each');
+  assert.equal(disk.vectorsInDatabase, 0, 'the vectors left the database');
+  assert.deepEqual(disk.slots, [['math_clamp', 'm', 'h', 0]]);
+  assert.equal(readFileSync(join(dir, '.atomic', 'vectors.bin')).length, 16 + 16 + 8, 'a header, and one slot: its hash, four values of two bytes');
   assert.deepEqual(disk.seals, ['math_clamp', 'physics_config'], 'rows checked in full at open are sealed');
 
   const again = await AtomStore.open(dir);

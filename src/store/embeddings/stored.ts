@@ -1,15 +1,18 @@
 /**
- * Embedding vectors as the store keeps them: one row per atom in the `embeddings` table, with
- * the model and the hash of the text they were computed from, and all of them in memory for
- * search. A deleted atom's row goes with it.
+ * Embedding vectors as the store keeps them: one row per atom in the `embedding_slots` table, with
+ * the model, the hash of the text they were computed from and the slot of `vectors.bin` that
+ * holds the vector (vectorFile.ts, schema 3). A deleted atom's row goes with it, and its slot is
+ * free once that is durable.
  *
- * The table keeps each vector as binary16 (float16.ts: half the bytes of float32, with no
- * ranking change); the journal carries float32, and a vector is always read back from the
- * table, so it reads the same before and after a restart.
+ * Vectors are binary16 (float16.ts: half the bytes of float32, with no ranking change); a vector
+ * is always read back from the file, so it reads the same before and after a restart. Schema 2
+ * kept them in the database's `embeddings` table, and journals of that time carry them as
+ * base64 float32: both are moved into the file at the first open (`LegacyVector`).
  */
 import type { StoreDatabase } from '../database.js';
 import type { SqlValue } from 'sql.js';
-import { encodeHalf, halfVector, type Vector } from './float16.js';
+import { decodeHalf, type Vector } from './float16.js';
+import type { VectorFile, VectorFileContents } from './vectorFile.js';
 
 /** An atom's vector as the database keeps it, with what it was computed from. */
 export interface StoredEmbedding {
@@ -22,104 +25,169 @@ export interface StoredEmbedding {
   vector: Vector;
 }
 
-/** A StoredEmbedding as a journal line carries it (journal.ts's `emb` op). */
+/** A StoredEmbedding as a journal line carries it (journal.ts's `emb` op): where its vector is. */
 export interface EmbeddingRow {
   name: string;
   model: string;
   textHash: string;
-  /** base64 of the little-endian float32 vector */
+  /** The slot of vectors.bin holding the vector, written and flushed before this row was committed. */
+  slot: number;
+}
+
+/** An `emb` row as schema 2's journals wrote it: the vector itself, base64 of little-endian float32. */
+export interface LegacyEmbeddingRow {
+  name: string;
+  model: string;
+  textHash: string;
   vector: string;
 }
 
+/** A vector of schema 2 (its table's row or its journal's), to be moved into vectors.bin. */
+export interface LegacyVector {
+  name: string;
+  model: string;
+  textHash: string;
+  vector: Float32Array;
+}
+
 /**
- * Which atoms have a vector; the vectors themselves stay in the database until asked for. Search
- * reads them all once, in the background after an open, and keeps them (vectorIndex.ts): held
- * here too, they were decoded before the first answer (a third of a second at 50,000 atoms) and
- * kept twice in memory.
+ * Which atoms have a vector, and in which slot; the vectors themselves stay in the file until
+ * asked for. Search reads them all once, in the background after an open, and keeps them
+ * (vectorIndex.ts): the only copy in memory.
  */
 export class StoredEmbeddings {
   private db: StoreDatabase | undefined;
-  private readonly names = new Set<string>();
+  /** Loaded atoms' slots; -1: a slot of a file started afresh since, never to be released. */
+  private readonly slots = new Map<string, number>();
+  /** The whole file while search reads it page by page (`page`). */
+  private contents: VectorFileContents | undefined;
+
+  constructor(private readonly file: VectorFile) {}
 
   get(name: string): StoredEmbedding | undefined {
-    if (!this.db || !this.names.has(name)) return undefined;
-    const [row] = this.db.rows('SELECT name, model, text_hash, vector FROM embeddings WHERE name = ?', [name]);
-    return row ? storedOf(row) : undefined;
+    if (!this.db || !this.slots.has(name)) return undefined;
+    const [row] = this.db.rows('SELECT name, model, text_hash, slot FROM embedding_slots WHERE name = ?', [name]);
+    return row ? storedOf(row, (slot, hash) => this.file.read(slot, hash)) : undefined;
   }
 
   /**
    * A slice of the vectors, in name order: those of atoms named after `after`, from at most
-   * `limit` rows (`next`: where the following slice starts; undefined after the last). A large
-   * table is read a slice at a time, with turns of the event loop between (search's open).
+   * `limit` rows (`next`: where the following slice starts; undefined after the last). The file
+   * is read whole at the first slice (`after` empty) and its vectors are views on that one buffer.
    */
   page(after: string, limit: number): { embeddings: StoredEmbedding[]; next: string | undefined } {
     if (!this.db) return { embeddings: [], next: undefined };
+    if (after === '' || !this.contents) this.contents = this.file.readAll();
+    const contents = this.contents;
     const embeddings: StoredEmbedding[] = [];
     let last: string | undefined;
     let read = 0;
-    for (const row of this.db.rows('SELECT name, model, text_hash, vector FROM embeddings WHERE name > ? ORDER BY name LIMIT ?', [after, limit])) {
+    for (const row of this.db.rows('SELECT name, model, text_hash, slot FROM embedding_slots WHERE name > ? ORDER BY name LIMIT ?', [after, limit])) {
       read++;
       if (typeof row[0] !== 'string') continue;
       last = row[0];
-      const e = this.names.has(row[0]) ? storedOf(row) : undefined;
+      const e = this.slots.has(row[0]) ? storedOf(row, contents.vector) : undefined;
       if (e) embeddings.push(e);
     }
-    return { embeddings, next: read < limit ? undefined : last };
+    const next = read < limit ? undefined : last;
+    if (next === undefined) this.contents = undefined;
+    return { embeddings, next };
   }
 
   get size(): number {
-    return this.names.size;
+    return this.slots.size;
   }
 
-  /** After `writeEmbeddings` committed `rows`. */
+  /** After `writeEmbeddings` committed `rows`: the slots they replaced are free. */
   apply(rows: readonly EmbeddingRow[]): void {
-    for (const r of rows) this.names.add(r.name);
+    for (const r of rows) {
+      const was = this.slots.get(r.name);
+      if (was !== undefined && was !== r.slot && was >= 0) this.file.release(was);
+      this.slots.set(r.name, r.slot);
+    }
   }
 
-  /** The atom was deleted (its row went with it: `deleteEmbedding`). */
+  /** The atom was deleted (its row went with it: `deleteEmbedding`): its slot is free. */
   forget(name: string): void {
-    this.names.delete(name);
+    const was = this.slots.get(name);
+    if (was !== undefined && was >= 0) this.file.release(was);
+    this.slots.delete(name);
   }
 
-  /** The database loaded (at open or reload) and the atoms of it that have a vector (`readEmbeddingNames`). */
-  replace(db: StoreDatabase, names: Iterable<string>): void {
+  /** The file was started afresh (vectors of another length): no slot named so far is released. */
+  forgetSlots(): void {
+    for (const name of this.slots.keys()) this.slots.set(name, -1);
+  }
+
+  /** The database loaded (at open or reload): its loaded atoms' slots, and every slot its rows name. */
+  replace(db: StoreDatabase, read: EmbeddingSlots): void {
     this.db = db;
-    this.names.clear();
-    for (const name of names) this.names.add(name);
+    this.contents = undefined;
+    this.slots.clear();
+    for (const [name, slot] of read.loaded) this.slots.set(name, slot);
+    this.file.reset(read.used);
   }
 }
 
-/** The journal's form of a vector. */
-export function toRow(e: StoredEmbedding): EmbeddingRow {
-  return {
-    name: e.name,
-    model: e.model,
-    textHash: e.textHash,
-    vector: Buffer.from(float32Bytes(e.vector)).toString('base64'),
-  };
+/** What `readEmbeddingSlots` finds. */
+export interface EmbeddingSlots {
+  /** The loaded atoms that have a row shaped like ours, and their slots. */
+  loaded: Map<string, number>;
+  /** Every slot a row names, of loaded atoms or not (those slots are not given out again). */
+  used: Set<number>;
 }
 
-export function writeEmbeddings(db: StoreDatabase, rows: readonly EmbeddingRow[]): void {
-  for (const r of rows) {
-    db.run('INSERT OR REPLACE INTO embeddings (name, model, text_hash, vector) VALUES (?, ?, ?, ?)', [
-      r.name,
-      r.model,
-      r.textHash,
-      encodeHalf(decodeVector(r.vector)),
-    ]);
+/** The rows of an `emb` op that name a slot and are shaped like ours (schema 2's, and anything else, left out). */
+export function slotRows(rows: ReadonlyArray<EmbeddingRow | LegacyEmbeddingRow>): EmbeddingRow[] {
+  return rows.filter(
+    (r): r is EmbeddingRow =>
+      typeof r === 'object' && r !== null && typeof r.name === 'string' && typeof r.model === 'string' && typeof r.textHash === 'string' &&
+      'slot' in r && Number.isInteger(r.slot) && r.slot >= 0,
+  );
+}
+
+/** Writes an `emb` op's rows (those `slotRows` keeps). */
+export function writeEmbeddings(db: StoreDatabase, rows: ReadonlyArray<EmbeddingRow | LegacyEmbeddingRow>): void {
+  for (const r of slotRows(rows)) {
+    db.run('INSERT OR REPLACE INTO embedding_slots (name, model, text_hash, slot) VALUES (?, ?, ?, ?)', [r.name, r.model, r.textHash, r.slot]);
   }
 }
 
 export function deleteEmbedding(db: StoreDatabase, name: string): void {
+  db.run('DELETE FROM embedding_slots WHERE name = ?', [name]);
   db.run('DELETE FROM embeddings WHERE name = ?', [name]);
 }
 
-/** The atoms `loaded` accepts that have a vector shaped like ours; other rows are left where they are. */
-export function readEmbeddingNames(db: StoreDatabase, loaded: (name: string) => boolean): Set<string> {
-  const names = new Set<string>();
-  const sql = "SELECT name FROM embeddings WHERE typeof(model) = 'text' AND typeof(text_hash) = 'text' AND typeof(vector) = 'blob' AND length(vector) % 2 = 0";
-  for (const [name] of db.rows(sql)) if (typeof name === 'string' && loaded(name)) names.add(name);
-  return names;
+/** The rows of `embedding_slots`: those of atoms `loaded` accepts, shaped like ours, and every slot named. */
+export function readEmbeddingSlots(db: StoreDatabase, loaded: (name: string) => boolean): EmbeddingSlots {
+  const found: EmbeddingSlots = { loaded: new Map(), used: new Set() };
+  for (const [name, model, hash, slot] of db.rows('SELECT name, model, text_hash, slot FROM embedding_slots')) {
+    if (typeof slot !== 'number' || !Number.isInteger(slot) || slot < 0) continue;
+    found.used.add(slot);
+    if (typeof name === 'string' && typeof model === 'string' && typeof hash === 'string' && loaded(name)) found.loaded.set(name, slot);
+  }
+  return found;
+}
+
+/** Schema 2's vectors of atoms `loaded` accepts, shaped like ours, from its `embeddings` table. */
+export function readLegacyVectors(db: StoreDatabase, loaded: (name: string) => boolean): LegacyVector[] {
+  const sql = "SELECT name, model, text_hash, vector FROM embeddings WHERE typeof(model) = 'text' AND typeof(text_hash) = 'text' AND typeof(vector) = 'blob' AND length(vector) % 2 = 0 AND length(vector) > 0";
+  const out: LegacyVector[] = [];
+  for (const [name, model, textHash, blob] of db.rows(sql)) {
+    if (typeof name === 'string' && loaded(name) && blob instanceof Uint8Array) {
+      out.push({ name, model: model as string, textHash: textHash as string, vector: decodeHalf(blob) });
+    }
+  }
+  return out;
+}
+
+/** A journal row of schema 2, with its vector decoded; undefined for a row of this schema or one not shaped like either. */
+export function legacyOf(row: EmbeddingRow | LegacyEmbeddingRow): LegacyVector | undefined {
+  if (typeof row !== 'object' || row === null || !('vector' in row) || typeof row.vector !== 'string') return undefined;
+  if (typeof row.name !== 'string' || typeof row.model !== 'string' || typeof row.textHash !== 'string') return undefined;
+  const buf = Buffer.from(row.vector, 'base64');
+  if (buf.byteLength === 0 || buf.byteLength % 4 !== 0) return undefined;
+  return { name: row.name, model: row.model, textHash: row.textHash, vector: new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)) };
 }
 
 /**
@@ -128,23 +196,10 @@ export function readEmbeddingNames(db: StoreDatabase, loaded: (name: string) => 
  */
 let modelId = '';
 
-/** A row of (name, model, text_hash, vector) as a StoredEmbedding; undefined when not shaped like ours. */
-function storedOf([name, read, textHash, blob]: SqlValue[]): StoredEmbedding | undefined {
-  if (typeof name !== 'string' || typeof read !== 'string' || typeof textHash !== 'string') return undefined;
+/** A row of (name, model, text_hash, slot) as a StoredEmbedding; undefined when not shaped like ours or its slot does not hold it. */
+function storedOf([name, read, textHash, slot]: SqlValue[], vectorAt: (slot: number, textHash: string) => Vector | undefined): StoredEmbedding | undefined {
+  if (typeof name !== 'string' || typeof read !== 'string' || typeof textHash !== 'string' || typeof slot !== 'number') return undefined;
   if (read !== modelId) modelId = read;
-  const model = modelId;
-  if (!(blob instanceof Uint8Array) || blob.byteLength % 2 !== 0) return undefined;
-  // sql.js hands each blob over in a buffer of its own, so a view on it is safe to keep.
-  return { name, model, textHash, vector: halfVector(blob) };
-}
-
-/** The vector's float32 bytes (the journal's form), whatever it is held as. */
-function float32Bytes(vector: Vector): Uint8Array {
-  const f32 = vector instanceof Float32Array ? vector : Float32Array.from(vector);
-  return new Uint8Array(f32.buffer, f32.byteOffset, f32.byteLength);
-}
-
-function decodeVector(base64: string): Float32Array {
-  const buf = Buffer.from(base64, 'base64');
-  return new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+  const vector = vectorAt(slot, textHash);
+  return vector ? { name, model: modelId, textHash, vector } : undefined;
 }

@@ -1,0 +1,224 @@
+/**
+ * The vectors themselves, out of the database: `.atomic/vectors.bin`, fixed-size slots of binary16
+ * vectors (float16.ts). The `embedding_slots` table says which slot holds each atom's vector
+ * (schema 3); the database no longer carries 1 KiB of vector per atom.
+ *
+ * Why: sql.js holds the whole database in memory, and search holds every vector in memory too,
+ * so a vector in the database was kept twice (53 MiB of the 161 MiB database at 50,000 atoms,
+ * and read at every open and written at every snapshot). Here it is read once, when search loads
+ * the vectors, and search's copy is the only one.
+ *
+ * Layout: a 16-byte header (`ACVF`, format 1, dimensions, reserved), then slot after slot, each
+ * the 16 bytes of the text hash its vector was computed from (hashBytes), then the vector. A slot is read back
+ * only when it holds the hash its row names, so a slot reused, a database from elsewhere or a
+ * file cut short gives no vector (search embeds the atom again), never someone else's.
+ *
+ * Durability: a vector is written to a free slot and flushed to disk before the journal entry
+ * that names it is committed; the slot it replaces is free only once that entry is durable. A
+ * crash in between leaves a slot nothing names, free at the next open.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, readSync, write, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { encodeHalf, halfVector, type Vector } from './float16.js';
+
+const MAGIC = 0x46564341; // "ACVF" little-endian
+const FORMAT = 1;
+const HEADER_BYTES = 16;
+const HASH_BYTES = 16;
+/** A file claiming more dimensions than this is not ours (USE-lite has 512). */
+const MAX_DIMENSIONS = 8192;
+
+/** A vector to store and the hash of the text it was computed from (textHash.ts: 32 hex digits). */
+export interface VectorToWrite {
+  textHash: string;
+  vector: ArrayLike<number>;
+}
+
+/** Every slot of the file read at once (search's load): vectors are views on one buffer. */
+export interface VectorFileContents {
+  vector(slot: number, textHash: string): Vector | undefined;
+}
+
+export class VectorFile {
+  private fd: number | undefined;
+  /** Vector length of every slot; undefined until the file exists. */
+  private dimensions: number | undefined;
+  /** Slots in the file (whole ones). */
+  private slots = 0;
+  /** Slots no row names. */
+  private free = new Set<number>();
+
+  constructor(readonly file: string) {}
+
+  /**
+   * After a load: `used` are the slots the database's rows name. The file's header is read (a file
+   * that is not ours, or none, counts as empty: the next write starts it afresh).
+   */
+  reset(used: Iterable<number>): void {
+    this.closeFile();
+    const taken = new Set(used);
+    this.dimensions = undefined;
+    this.slots = 0;
+    try {
+      const fd = openSync(this.file, 'r');
+      try {
+        const header = Buffer.alloc(HEADER_BYTES);
+        if (readSync(fd, header, 0, HEADER_BYTES, 0) === HEADER_BYTES && header.readUInt32LE(0) === MAGIC && header.readUInt32LE(4) === FORMAT) {
+          const dimensions = header.readUInt32LE(8);
+          if (dimensions > 0 && dimensions <= MAX_DIMENSIONS) {
+            this.dimensions = dimensions;
+            this.slots = Math.floor((fstatSync(fd).size - HEADER_BYTES) / slotBytes(dimensions));
+          }
+        }
+      } finally {
+        closeSync(fd);
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    this.free = new Set();
+    for (let slot = 0; slot < this.slots; slot++) if (!taken.has(slot)) this.free.add(slot);
+  }
+
+  /**
+   * Writes `vectors` into free slots (growing the file as needed) and flushes them to disk;
+   * returns their slots, in order. Vectors of another length than the file's start the file
+   * afresh (`afresh`): every slot it held was another model's, and no row's slot is read again.
+   */
+  async write(vectors: readonly VectorToWrite[]): Promise<{ slots: number[]; afresh: boolean }> {
+    if (vectors.length === 0) return { slots: [], afresh: false };
+    const dimensions = vectors[0]!.vector.length;
+    if (dimensions === 0 || dimensions > MAX_DIMENSIONS || vectors.some((v) => v.vector.length !== dimensions)) {
+      throw new Error(`vectors of ${dimensions} dimensions cannot be stored (all must have the same length, 1 to ${MAX_DIMENSIONS})`);
+    }
+    const afresh = this.dimensions !== dimensions;
+    if (afresh) this.startAfresh(dimensions);
+    const fd = this.open();
+    const size = slotBytes(dimensions);
+    const slots: number[] = [];
+    try {
+      for (const v of vectors) {
+        const slot = this.takeFree() ?? this.slots++;
+        slots.push(slot);
+        const bytes = Buffer.alloc(size);
+        hashBytes(v.textHash).copy(bytes, 0);
+        bytes.set(encodeHalf(v.vector), HASH_BYTES);
+        for (let done = 0; done < size; ) done += await writeAsync(fd, bytes, done, size - done, HEADER_BYTES + slot * size + done);
+      }
+      await fdatasyncAsync(fd);
+    } catch (err) {
+      for (const slot of slots) this.release(slot);
+      throw err;
+    }
+    return { slots, afresh };
+  }
+
+  /** Nothing names `slot` any more (its row was replaced or deleted, durably). */
+  release(slot: number): void {
+    if (Number.isInteger(slot) && slot >= 0 && slot < this.slots) this.free.add(slot);
+  }
+
+  /** How many slots the file has, and how many of them are free. */
+  get usage(): { slots: number; free: number } {
+    return { slots: this.slots, free: this.free.size };
+  }
+
+  private takeFree(): number | undefined {
+    for (const slot of this.free) {
+      this.free.delete(slot);
+      return slot;
+    }
+    return undefined;
+  }
+
+  /** One slot's vector, when it holds `textHash`'s; undefined otherwise. */
+  read(slot: number, textHash: string): Vector | undefined {
+    const dimensions = this.dimensions;
+    if (dimensions === undefined || !Number.isInteger(slot) || slot < 0 || slot >= this.slots) return undefined;
+    const bytes = Buffer.alloc(slotBytes(dimensions));
+    const fd = this.open();
+    if (readSync(fd, bytes, 0, bytes.length, HEADER_BYTES + slot * bytes.length) !== bytes.length) return undefined;
+    return vectorIn(bytes, 0, dimensions, textHash);
+  }
+
+  /** Every slot, read in one piece (the vectors returned are views on it where the runtime allows). */
+  readAll(): VectorFileContents {
+    const dimensions = this.dimensions;
+    if (dimensions === undefined || this.slots === 0) return { vector: () => undefined };
+    const size = slotBytes(dimensions);
+    const bytes = Buffer.allocUnsafeSlow(this.slots * size);
+    const fd = this.open();
+    let read = 0;
+    while (read < bytes.length) {
+      const n = readSync(fd, bytes, read, bytes.length - read, HEADER_BYTES + read);
+      if (n === 0) break;
+      read += n;
+    }
+    const whole = Math.floor(read / size);
+    return {
+      vector: (slot, textHash) =>
+        Number.isInteger(slot) && slot >= 0 && slot < whole ? vectorIn(bytes, slot * size, dimensions, textHash) : undefined,
+    };
+  }
+
+  close(): void {
+    this.closeFile();
+  }
+
+  private open(): number {
+    this.fd ??= openSync(this.file, 'r+');
+    return this.fd;
+  }
+
+  private closeFile(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  /** A file of `dimensions`-long slots, none used: what the slots held is no longer read. */
+  private startAfresh(dimensions: number): void {
+    this.closeFile();
+    const header = Buffer.alloc(HEADER_BYTES);
+    header.writeUInt32LE(MAGIC, 0);
+    header.writeUInt32LE(FORMAT, 4);
+    header.writeUInt32LE(dimensions, 8);
+    const fd = openSync(this.file, 'w');
+    try {
+      writeAll(fd, header, 0);
+      fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    this.dimensions = dimensions;
+    this.slots = 0;
+    this.free = new Set();
+  }
+}
+
+function slotBytes(dimensions: number): number {
+  return HASH_BYTES + dimensions * 2;
+}
+
+const HEX_HASH = /^[0-9a-f]{32}$/;
+
+/** The 16 bytes a slot keeps of its text hash: the hash itself (32 hex digits, as textHash.ts makes it), or a digest of another. */
+function hashBytes(textHash: string): Buffer {
+  return HEX_HASH.test(textHash) ? Buffer.from(textHash, 'hex') : createHash('sha256').update(textHash).digest().subarray(0, HASH_BYTES);
+}
+
+function vectorIn(bytes: Buffer, at: number, dimensions: number, textHash: string): Vector | undefined {
+  const holds = HEX_HASH.test(textHash)
+    ? bytes.toString('hex', at, at + HASH_BYTES) === textHash
+    : bytes.subarray(at, at + HASH_BYTES).equals(hashBytes(textHash));
+  if (!holds) return undefined;
+  return halfVector(new Uint8Array(bytes.buffer, bytes.byteOffset + at + HASH_BYTES, dimensions * 2));
+}
+
+const writeAsync = async (fd: number, bytes: Uint8Array, offset: number, length: number, position: number): Promise<number> =>
+  (await promisify(write)(fd, bytes, offset, length, position)).bytesWritten;
+const fdatasyncAsync = promisify(fdatasync);
+
+function writeAll(fd: number, bytes: Uint8Array, position: number): void {
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
+}
