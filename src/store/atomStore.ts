@@ -185,7 +185,10 @@ export class AtomStore implements AtomReader, Disposable {
     this.model.replace(loaded.atoms);
     this.openOrder = previous ? undefined : loaded.order;
     this.embeddings.replace(loaded.database, loaded.embeddings);
-    if (loaded.legacyVectors.length > 0 && !this.readOnlyReason) await this.moveLegacyVectors(loaded.legacyVectors);
+    if (loaded.legacyVectors.length > 0) {
+      if (this.readOnlyReason) this.embeddings.hold(loaded.legacyVectors);
+      else await this.moveLegacyVectors(loaded.legacyVectors);
+    }
     this.builds.replace(loaded.lastBuild);
     this.report = loaded.report;
     this.outside.stamp();

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { encodeEntry } from '../../src/store/journal.js';
 import { AtomStore } from '../../src/store/atomStore.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import { mathClamp, physicsConfig, playerJump } from '../support/atoms.js';
@@ -119,5 +120,24 @@ test('a read-only workspace opens for reading and refuses writes with what to do
   assert.match(store.readOnly ?? '', /not writable \(EROFS\)/);
   assert.deepEqual(store.all().map((a) => a.name), ['math_clamp']);
   await assert.rejects(store.upsert(physicsConfig), /the workspace is read-only .*make it writable and open it again/);
+  await store.close();
+});
+
+test('a read-only workspace of schema 2 keeps its vectors for search, in memory (vectors.bin cannot be written)', async (t) => {
+  const disk = smallDisk('2m');
+  if (!disk) return t.skip('mounting a tmpfs needs root');
+  const seeded = await AtomStore.open(join(disk, 'ws'));
+  await seeded.upsert(mathClamp);
+  await seeded.close();
+  // Schema 2's emb op: the vector itself, base64 of float32, after the snapshot's last entry.
+  const vector = Float32Array.from([0.5, -0.25, 0.125, 1 / 3]);
+  const row = { name: 'math_clamp', model: 'm', textHash: 'c'.repeat(32), vector: Buffer.from(vector.buffer).toString('base64') };
+  writeFileSync(join(disk, 'ws', '.atomic', 'atoms.journal'), encodeEntry({ seq: 1000, ops: [{ op: 'emb', rows: [row] }] }));
+  execFileSync('mount', ['-o', 'remount,ro', disk]);
+  const store = await AtomStore.open(join(disk, 'ws'));
+  assert.ok(store.readOnly);
+  assert.deepEqual([...store.getEmbedding('math_clamp')!.vector], [0.5, -0.25, 0.125, 0.333251953125]);
+  assert.deepEqual(store.embeddingsPage('', 10).embeddings.map((e) => e.name), ['math_clamp']);
+  assert.equal(store.embeddingCount, 1);
   await store.close();
 });

@@ -11,7 +11,7 @@
  */
 import type { StoreDatabase } from '../database.js';
 import type { SqlValue } from 'sql.js';
-import { decodeHalf, type Vector } from './float16.js';
+import { decodeHalf, roundToHalf, type Vector } from './float16.js';
 import type { VectorFile, VectorFileContents } from './vectorFile.js';
 
 /** An atom's vector as the database keeps it, with what it was computed from. */
@@ -61,10 +61,14 @@ export class StoredEmbeddings {
   private readonly slots = new Map<string, number>();
   /** The whole file while search reads it page by page (`page`). */
   private contents: VectorFileContents | undefined;
+  /** Schema 2's vectors a read-only store could not move into the file (`hold`), served from memory. */
+  private readonly held = new Map<string, StoredEmbedding>();
 
   constructor(private readonly file: VectorFile) {}
 
   get(name: string): StoredEmbedding | undefined {
+    const held = this.held.get(name);
+    if (held) return held;
     if (!this.db || !this.slots.has(name)) return undefined;
     const [row] = this.db.rows('SELECT name, model, text_hash, slot FROM embedding_slots WHERE name = ?', [name]);
     return row ? storedOf(row, (slot, hash) => this.file.read(slot, hash)) : undefined;
@@ -77,6 +81,8 @@ export class StoredEmbeddings {
    */
   page(after: string, limit: number): { embeddings: StoredEmbedding[]; next: string | undefined } {
     if (!this.db) return { embeddings: [], next: undefined };
+    // Held vectors come only from a read-only store's upgrade, whose database names no slot.
+    if (this.held.size > 0) return { embeddings: after === '' ? [...this.held.values()].sort((a, b) => (a.name < b.name ? -1 : 1)) : [], next: undefined };
     if (after === '' || !this.contents) this.contents = this.file.readAll();
     const contents = this.contents;
     const embeddings: StoredEmbedding[] = [];
@@ -95,7 +101,12 @@ export class StoredEmbeddings {
   }
 
   get size(): number {
-    return this.slots.size;
+    return this.slots.size + this.held.size;
+  }
+
+  /** A read-only store upgraded from schema 2 keeps that schema's vectors in memory (it cannot write vectors.bin). */
+  hold(vectors: readonly LegacyVector[]): void {
+    for (const v of vectors) this.held.set(v.name, { name: v.name, model: v.model, textHash: v.textHash, vector: roundToHalf(v.vector) });
   }
 
   /** After `writeEmbeddings` committed `rows`: the slots they replaced are free. */
@@ -109,6 +120,7 @@ export class StoredEmbeddings {
 
   /** The atom was deleted (its row went with it: `deleteEmbedding`): its slot is free. */
   forget(name: string): void {
+    this.held.delete(name);
     const was = this.slots.get(name);
     if (was !== undefined && was >= 0) this.file.release(was);
     this.slots.delete(name);
@@ -123,6 +135,7 @@ export class StoredEmbeddings {
   replace(db: StoreDatabase, read: EmbeddingSlots): void {
     this.db = db;
     this.contents = undefined;
+    this.held.clear();
     this.slots.clear();
     for (const [name, slot] of read.loaded) this.slots.set(name, slot);
     this.file.reset(read.used);
