@@ -12,7 +12,7 @@
 import type { StoreDatabase } from '../database.js';
 import type { SqlValue } from 'sql.js';
 import { decodeHalf, roundToHalf, type Vector } from './float16.js';
-import type { VectorFile, VectorFileContents } from './vectorFile.js';
+import type { VectorFile } from './vectorFile.js';
 
 /** An atom's vector as the database keeps it, with what it was computed from. */
 export interface StoredEmbedding {
@@ -59,8 +59,6 @@ export class StoredEmbeddings {
   private db: StoreDatabase | undefined;
   /** Loaded atoms' slots; -1: a slot of a file started afresh since, never to be released. */
   private readonly slots = new Map<string, number>();
-  /** The whole file while search reads it page by page (`page`). */
-  private contents: VectorFileContents | undefined;
   /** Schema 2's vectors a read-only store could not move into the file (`hold`), served from memory. */
   private readonly held = new Map<string, StoredEmbedding>();
 
@@ -76,15 +74,14 @@ export class StoredEmbeddings {
 
   /**
    * A slice of the vectors, in name order: those of atoms named after `after`, from at most
-   * `limit` rows (`next`: where the following slice starts; undefined after the last). The file
-   * is read whole at the first slice (`after` empty) and its vectors are views on that one buffer.
+   * `limit` rows (`next`: where the following slice starts; undefined after the last). Each vector
+   * is read from its slot (a few milliseconds a slice of 2,000), so search's load reads the file a
+   * slice at a time, with turns between.
    */
   page(after: string, limit: number): { embeddings: StoredEmbedding[]; next: string | undefined } {
     if (!this.db) return { embeddings: [], next: undefined };
     // Held vectors come only from a read-only store's upgrade, whose database names no slot.
     if (this.held.size > 0) return { embeddings: after === '' ? [...this.held.values()].sort((a, b) => (a.name < b.name ? -1 : 1)) : [], next: undefined };
-    if (after === '' || !this.contents) this.contents = this.file.readAll();
-    const contents = this.contents;
     const embeddings: StoredEmbedding[] = [];
     let last: string | undefined;
     let read = 0;
@@ -92,12 +89,10 @@ export class StoredEmbeddings {
       read++;
       if (typeof row[0] !== 'string') continue;
       last = row[0];
-      const e = this.slots.has(row[0]) ? storedOf(row, contents.vector) : undefined;
+      const e = this.slots.has(row[0]) ? storedOf(row, (slot, hash) => this.file.read(slot, hash)) : undefined;
       if (e) embeddings.push(e);
     }
-    const next = read < limit ? undefined : last;
-    if (next === undefined) this.contents = undefined;
-    return { embeddings, next };
+    return { embeddings, next: read < limit ? undefined : last };
   }
 
   get size(): number {
@@ -134,7 +129,6 @@ export class StoredEmbeddings {
   /** The database loaded (at open or reload): its loaded atoms' slots, and every slot its rows name. */
   replace(db: StoreDatabase, read: EmbeddingSlots): void {
     this.db = db;
-    this.contents = undefined;
     this.held.clear();
     this.slots.clear();
     for (const [name, slot] of read.loaded) this.slots.set(name, slot);

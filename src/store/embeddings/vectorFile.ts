@@ -9,16 +9,17 @@
  * the vectors, and search's copy is the only one.
  *
  * Layout: a 16-byte header (`ACVF`, format 1, dimensions, reserved), then slot after slot, each
- * the 16 bytes of the text hash its vector was computed from (hashBytes), then the vector. A slot is read back
- * only when it holds the hash its row names, so a slot reused, a database from elsewhere or a
- * file cut short gives no vector (search embeds the atom again), never someone else's.
+ * the 16 bytes of the text hash its vector was computed from (hashBytes), then the vector. A slot
+ * is read back only when it holds the hash its row names, so a slot reused, a database from
+ * elsewhere or a file cut short gives no vector (search embeds the atom again), never someone
+ * else's.
  *
  * Durability: a vector is written to a free slot and flushed to disk before the journal entry
  * that names it is committed; the slot it replaces is free only once that entry is durable. A
  * crash in between leaves a slot nothing names, free at the next open.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, readSync, write, writeSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, readSync, readvSync, write, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { encodeHalf, halfVector, type Vector } from './float16.js';
 
@@ -33,11 +34,6 @@ const MAX_DIMENSIONS = 8192;
 export interface VectorToWrite {
   textHash: string;
   vector: ArrayLike<number>;
-}
-
-/** Every slot of the file read at once (search's load): vectors are views on one buffer. */
-export interface VectorFileContents {
-  vector(slot: number, textHash: string): Vector | undefined;
 }
 
 export class VectorFile {
@@ -132,34 +128,19 @@ export class VectorFile {
     return undefined;
   }
 
-  /** One slot's vector, when it holds `textHash`'s; undefined otherwise. */
+  /**
+   * One slot's vector, when it holds `textHash`'s; undefined otherwise. The vector gets a buffer of
+   * its own: vectra scored 50,000 Float16Array views into one large buffer at two thirds the speed
+   * (a search at 50,000 atoms: 60 ms against 40).
+   */
   read(slot: number, textHash: string): Vector | undefined {
     const dimensions = this.dimensions;
     if (dimensions === undefined || !Number.isInteger(slot) || slot < 0 || slot >= this.slots) return undefined;
-    const bytes = Buffer.alloc(slotBytes(dimensions));
-    const fd = this.open();
-    if (readSync(fd, bytes, 0, bytes.length, HEADER_BYTES + slot * bytes.length) !== bytes.length) return undefined;
-    return vectorIn(bytes, 0, dimensions, textHash);
-  }
-
-  /** Every slot, read in one piece (the vectors returned are views on it where the runtime allows). */
-  readAll(): VectorFileContents {
-    const dimensions = this.dimensions;
-    if (dimensions === undefined || this.slots === 0) return { vector: () => undefined };
-    const size = slotBytes(dimensions);
-    const bytes = Buffer.allocUnsafeSlow(this.slots * size);
-    const fd = this.open();
-    let read = 0;
-    while (read < bytes.length) {
-      const n = readSync(fd, bytes, read, bytes.length - read, HEADER_BYTES + read);
-      if (n === 0) break;
-      read += n;
-    }
-    const whole = Math.floor(read / size);
-    return {
-      vector: (slot, textHash) =>
-        Number.isInteger(slot) && slot >= 0 && slot < whole ? vectorIn(bytes, slot * size, dimensions, textHash) : undefined,
-    };
+    const hash = Buffer.allocUnsafe(HASH_BYTES);
+    const vector = new Uint8Array(dimensions * 2);
+    const read = readvSync(this.open(), [hash, vector], HEADER_BYTES + slot * slotBytes(dimensions));
+    if (read !== HASH_BYTES + vector.length || !holds(hash, textHash)) return undefined;
+    return halfVector(vector);
   }
 
   close(): void {
@@ -207,12 +188,8 @@ function hashBytes(textHash: string): Buffer {
   return HEX_HASH.test(textHash) ? Buffer.from(textHash, 'hex') : createHash('sha256').update(textHash).digest().subarray(0, HASH_BYTES);
 }
 
-function vectorIn(bytes: Buffer, at: number, dimensions: number, textHash: string): Vector | undefined {
-  const holds = HEX_HASH.test(textHash)
-    ? bytes.toString('hex', at, at + HASH_BYTES) === textHash
-    : bytes.subarray(at, at + HASH_BYTES).equals(hashBytes(textHash));
-  if (!holds) return undefined;
-  return halfVector(new Uint8Array(bytes.buffer, bytes.byteOffset + at + HASH_BYTES, dimensions * 2));
+function holds(hash: Buffer, textHash: string): boolean {
+  return HEX_HASH.test(textHash) ? hash.toString('hex') === textHash : hash.equals(hashBytes(textHash));
 }
 
 const writeAsync = async (fd: number, bytes: Uint8Array, offset: number, length: number, position: number): Promise<number> =>
