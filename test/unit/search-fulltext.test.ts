@@ -90,6 +90,20 @@ test('built from the same atoms, it ranks and scores every query as MiniSearch d
   assert.ok(compared > 300, `${compared} rankings compared`);
 });
 
+/** In both indexes: `edited` atoms replaced, their descriptions grown by `extra`, and `removed` ones taken out; then MiniSearch vacuums. */
+async function editBoth(ours: FullTextIndex, theirs: MiniSearch<Doc>, edited: readonly Atom[], removed: readonly Atom[], extra: (atom: Atom) => string) {
+  for (const atom of edited) {
+    const changed = { ...atom, description: `${atom.description}${extra(atom)}` };
+    ours.put(atom.name, atom.type, atomTexts(changed));
+    theirs.replace(docOf(changed));
+  }
+  for (const atom of removed) {
+    ours.remove(atom.name);
+    theirs.discard(atom.name);
+  }
+  await theirs.vacuum();
+}
+
 /** `atoms` put into an empty index in one load (FullTextIndex.load), as search builds it. */
 function loaded(atoms: readonly Atom[]): FullTextIndex {
   const index = fullTextIndex();
@@ -125,16 +139,7 @@ test('loaded in one pass, it ranks and scores every query as MiniSearch does, to
 test('a loaded index takes edits as one built one by one does', async () => {
   const ours = loaded(ATOMS);
   const { theirs } = both(ATOMS);
-  for (const atom of ATOMS.slice(0, 50)) {
-    const edited = { ...atom, description: `${atom.description} rewritten with velocity and ${atom.name}_again` };
-    ours.put(atom.name, atom.type, atomTexts(edited));
-    theirs.replace(docOf(edited));
-  }
-  for (const atom of ATOMS.slice(50, 70)) {
-    ours.remove(atom.name);
-    theirs.discard(atom.name);
-  }
-  await theirs.vacuum();
+  await editBoth(ours, theirs, ATOMS.slice(0, 50), ATOMS.slice(50, 70), (atom) => ` rewritten with velocity and ${atom.name}_again`);
   assert.equal(ours.size, theirs.documentCount);
   compareAll(ours, theirs, false);
 });
@@ -175,16 +180,7 @@ test('a query of more than 32 distinct words (the quality factor counts each) sc
 
 test('after replacing and removing atoms it agrees with MiniSearch once that has vacuumed', async () => {
   const { ours, theirs } = both(ATOMS);
-  for (const atom of ATOMS.slice(0, 40)) {
-    const edited = { ...atom, description: `${atom.description} rewritten with velocity` };
-    ours.put(atom.name, atom.type, atomTexts(edited));
-    theirs.replace(docOf(edited));
-  }
-  for (const atom of ATOMS.slice(40, 60)) {
-    ours.remove(atom.name);
-    theirs.discard(atom.name);
-  }
-  await theirs.vacuum();
+  await editBoth(ours, theirs, ATOMS.slice(0, 40), ATOMS.slice(40, 60), () => ' rewritten with velocity');
   assert.equal(ours.size, theirs.documentCount);
   assert.equal(ours.has(ATOMS[45]!.name), false);
   compareAll(ours, theirs, false);
