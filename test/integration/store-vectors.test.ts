@@ -80,6 +80,21 @@ test('re-embedding an atom again and again reuses the slot it frees: the file do
   await again.close();
 });
 
+test('deleted atoms give their slots back: the file is cut after the last slot named at the next open', async () => {
+  const { dir, store } = await storeWithAtoms();
+  await store.putEmbeddings([
+    { name: 'physics_config', model: MODEL, textHash: HASH_B, vector: vectorOf(2) },
+    { name: 'math_clamp', model: MODEL, textHash: HASH_A, vector: vectorOf(1) },
+  ]);
+  assert.equal(statSync(vectorsFile(dir)).size, 16 + 2 * 32);
+  await store.delete('math_clamp'); // the second slot
+  await store.close();
+  const again = await AtomStore.open(dir);
+  assert.equal(statSync(vectorsFile(dir)).size, 16 + 32);
+  assert.deepEqual(readBack(again, 'physics_config')?.vector, [...roundToHalf(vectorOf(2))]);
+  await again.close();
+});
+
 test('a slot written but never named (a crash before the journal entry) is free at the next open', async () => {
   const { dir, store } = await storeWithAtoms();
   await store.putEmbeddings([{ name: 'math_clamp', model: MODEL, textHash: HASH_A, vector: vectorOf(1) }]);

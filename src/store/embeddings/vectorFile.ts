@@ -19,7 +19,7 @@
  * crash in between leaves a slot nothing names, free at the next open.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, readSync, readvSync, write, writeSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, readSync, readvSync, truncateSync, write, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { encodeHalf, halfVector, type Vector } from './float16.js';
 
@@ -49,7 +49,8 @@ export class VectorFile {
 
   /**
    * After a load: `used` are the slots the database's rows name. The file's header is read (a file
-   * that is not ours, or none, counts as empty: the next write starts it afresh).
+   * that is not ours, or none, counts as empty: the next write starts it afresh), and the slots
+   * after the last one named are cut off.
    */
   reset(used: Iterable<number>): void {
     this.closeFile();
@@ -72,6 +73,17 @@ export class VectorFile {
       }
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    // Slots after the last one named are cut off (a workspace that shrank gives its space back).
+    let end = 0;
+    for (const slot of taken) if (slot < this.slots) end = Math.max(end, slot + 1);
+    if (this.dimensions !== undefined && end < this.slots) {
+      try {
+        truncateSync(this.file, HEADER_BYTES + end * slotBytes(this.dimensions));
+        this.slots = end;
+      } catch {
+        // A read-only workspace keeps its file as it is; those slots are still free to write.
+      }
     }
     this.free = new Set();
     for (let slot = 0; slot < this.slots; slot++) if (!taken.has(slot)) this.free.add(slot);
