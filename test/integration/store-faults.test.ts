@@ -123,6 +123,22 @@ test('a read-only workspace opens for reading and refuses writes with what to do
   await store.close();
 });
 
+test('a read-only workspace reads its vectors from vectors.bin', async (t) => {
+  const disk = smallDisk('2m');
+  if (!disk) return t.skip('mounting a tmpfs needs root');
+  const seeded = await AtomStore.open(join(disk, 'ws'));
+  await seeded.upsert(mathClamp);
+  const vector = Float32Array.from([0.5, -0.25, 0.125, 1 / 3]);
+  await seeded.putEmbeddings([{ name: 'math_clamp', model: 'm', textHash: 'c'.repeat(32), vector }]);
+  await seeded.close();
+  execFileSync('mount', ['-o', 'remount,ro', disk]);
+  const store = await AtomStore.open(join(disk, 'ws'));
+  assert.ok(store.readOnly);
+  assert.deepEqual([...store.getEmbedding('math_clamp')!.vector], [0.5, -0.25, 0.125, 0.333251953125]);
+  assert.deepEqual(store.embeddingsPage('', 10).embeddings.map((e) => e.name), ['math_clamp']);
+  await store.close();
+});
+
 test('a read-only workspace of schema 2 keeps its vectors for search, in memory (vectors.bin cannot be written)', async (t) => {
   const disk = smallDisk('2m');
   if (!disk) return t.skip('mounting a tmpfs needs root');

@@ -38,6 +38,7 @@ export interface VectorToWrite {
 
 export class VectorFile {
   private fd: number | undefined;
+  private readFd: number | undefined;
   /** Vector length of every slot; undefined until the file exists. */
   private dimensions: number | undefined;
   /** Slots in the file (whole ones). */
@@ -150,7 +151,7 @@ export class VectorFile {
     if (dimensions === undefined || !Number.isInteger(slot) || slot < 0 || slot >= this.slots) return undefined;
     const hash = Buffer.allocUnsafe(HASH_BYTES);
     const vector = new Uint8Array(dimensions * 2);
-    const read = readvSync(this.open(), [hash, vector], HEADER_BYTES + slot * slotBytes(dimensions));
+    const read = readvSync(this.openForReading(), [hash, vector], HEADER_BYTES + slot * slotBytes(dimensions));
     if (read !== HASH_BYTES + vector.length || !holds(hash, textHash)) return undefined;
     return halfVector(vector);
   }
@@ -164,9 +165,17 @@ export class VectorFile {
     return this.fd;
   }
 
+  /** Reads need no write access: a read-only workspace still reads its vectors. */
+  private openForReading(): number {
+    this.readFd ??= this.fd ?? openSync(this.file, 'r');
+    return this.readFd;
+  }
+
   private closeFile(): void {
+    if (this.readFd !== undefined && this.readFd !== this.fd) closeSync(this.readFd);
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    this.readFd = undefined;
   }
 
   /** A file of `dimensions`-long slots, none used: what the slots held is no longer read. */
