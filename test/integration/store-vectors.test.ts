@@ -134,19 +134,25 @@ test('a damaged, cut or foreign vectors.bin gives no vector, never a wrong one, 
   }
 });
 
-test('a row naming a slot the file does not have, or no slot at all, gives no vector and does not stop the open', async () => {
+test('a row naming a slot the file does not have, or not shaped like ours, gives no vector and does not stop the open', async () => {
   const { dir, store } = await storeWithAtoms();
-  await store.putEmbeddings([{ name: 'math_clamp', model: MODEL, textHash: HASH_A, vector: vectorOf(1) }]);
+  await store.putEmbeddings([
+    { name: 'math_clamp', model: MODEL, textHash: HASH_A, vector: vectorOf(1) },
+    { name: 'physics_config', model: MODEL, textHash: HASH_B, vector: vectorOf(2) },
+  ]);
   await store.close();
   const SQL = await initSqlJs({ locateFile: () => wasmPath() });
   const file = join(dir, '.atomic', 'atoms.db');
   const db = new SQL.Database(readFileSync(file));
   db.run("UPDATE embedding_slots SET slot = 1000000000 WHERE name = 'math_clamp'");
+  db.run("UPDATE embedding_slots SET model = x'00' WHERE name = 'physics_config'");
   writeFileSync(file, db.export());
   db.close();
   const again = await AtomStore.open(dir);
   assert.equal(again.getEmbedding('math_clamp'), undefined);
+  assert.equal(again.getEmbedding('physics_config'), undefined);
   assert.deepEqual(again.embeddingsPage('', 10).embeddings, []);
+  assert.equal(again.embeddingCount, 1, 'the out-of-range row is counted (search embeds it again); the misshapen one is not');
   await again.close();
 });
 

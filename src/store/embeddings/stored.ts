@@ -168,10 +168,12 @@ export function deleteEmbedding(db: StoreDatabase, name: string): void {
 /** The rows of `embedding_slots`: those of atoms `loaded` accepts, shaped like ours, and every slot named. */
 export function readEmbeddingSlots(db: StoreDatabase, loaded: (name: string) => boolean): EmbeddingSlots {
   const found: EmbeddingSlots = { loaded: new Map(), used: new Set() };
-  for (const [name, model, hash, slot] of db.rows('SELECT name, model, text_hash, slot FROM embedding_slots')) {
+  // The model and hash are only checked here (50,000 of each read as strings cost the open time).
+  const sql = "SELECT name, slot, typeof(model) = 'text' AND typeof(text_hash) = 'text' FROM embedding_slots";
+  for (const [name, slot, shaped] of db.rows(sql)) {
     if (typeof slot !== 'number' || !Number.isInteger(slot) || slot < 0) continue;
     found.used.add(slot);
-    if (typeof name === 'string' && typeof model === 'string' && typeof hash === 'string' && loaded(name)) found.loaded.set(name, slot);
+    if (typeof name === 'string' && shaped === 1 && loaded(name)) found.loaded.set(name, slot);
   }
   return found;
 }
