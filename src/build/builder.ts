@@ -12,15 +12,16 @@
  * folder, and a file already there is only replaced when it is a bundle (it starts with the
  * bundle's header). Nothing else is ever written, or handed out as the bundle.
  */
-import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, type Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { AtomStore } from '../store/atomStore.js';
 import type { BuildRecord } from '../store/builds.js';
-import { removeStaleTempFilesOf, writeFileAtomic } from '../util/atomicFile.js';
+import { removeStaleTempFilesOf, replaceFile } from '../util/atomicFile.js';
 import { Emitter, type Disposable } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
-import { IncrementalBundler } from './bundler.js';
+import { IncrementalBundler, type BundlePlan } from './bundler.js';
 import { MissingCallCheck, missingCallsMessage } from './missingCalls.js';
 
 /** What the builder needs of the store: the atoms, their changes, and the build records. */
@@ -44,6 +45,12 @@ export class Builder {
   private readonly freeing = new Set<Promise<void>>();
   /** The output path whose temp files left by a killed process were removed. */
   private swept: string | undefined;
+  /**
+   * The bundle this builder wrote last, open: the next build copies the chunks of the atoms that
+   * did not change from it (whatever has become of its name since), instead of keeping the
+   * bundle's bytes in memory. `stat` is how it was left, so a change by someone else is seen.
+   */
+  private last: { handle: FileHandle; stat: Stats } | undefined;
 
   /** Fired after every build, successful or not. */
   readonly onDidBuild = this.built.event;
@@ -220,7 +227,9 @@ export class Builder {
       // Before bundling: a refused path writes nothing and says so, whatever the atoms are.
       target = this.checkOutputPath();
       refuseToReplaceNonBundle(target);
-      const bundle = this.bundler.bundle(this.store);
+      // The bundle written last is copied from only as this builder left it.
+      if (this.last && !(await unchanged(this.last))) this.forgetLast();
+      let bundle = this.bundler.bundle(this.store);
       // Before writing: a bundle calling a deleted atom is not a success (missingCalls.ts).
       let live: Set<string> | undefined;
       const missing = this.missingCalls.find(atoms, this.deletedNames(), (name) => (live ??= new Set(bundle.order)).has(name));
@@ -230,11 +239,20 @@ export class Builder {
         removeStaleTempFilesOf(target);
         this.swept = target;
       }
-      // Replaced atomically but not fsynced: latest.js is derived from the durable store, and
-      // flushing ~10 MB (at 10,000 atoms) to disk on every change cost more than the change.
-      // A bundle cut short by a power loss is found and rebuilt when the workspace opens. The
-      // old bundle is freed after the answer, not in the rename (~25 ms at 50,000 atoms).
-      await writeFileAtomic(target, bundle.parts, 0o644, { durable: false, freeOldLater: (freed) => this.track(freed) });
+      let written: FileHandle;
+      try {
+        written = await this.write(target, bundle);
+      } catch (err) {
+        if (!(err instanceof BundleShorter)) throw err;
+        // Cut short after the check above (someone truncated it): every atom is encoded again.
+        this.forgetLast();
+        bundle = this.bundler.bundle(this.store);
+        written = await this.write(target, bundle);
+      }
+      this.bundler.written(bundle);
+      const previous = this.last;
+      this.last = { handle: written, stat: await written.stat() };
+      void previous?.handle.close().catch(() => {});
       record = {
         status: 'success',
         bundle_path: target,
@@ -268,6 +286,25 @@ export class Builder {
     return record;
   }
 
+  /**
+   * Writes `plan` as the bundle at `target`, atomically. Replaced atomically but not fsynced:
+   * latest.js is derived from the durable store, and flushing ~10 MB (at 10,000 atoms) to disk on
+   * every change cost more than the change. A bundle cut short by a power loss is found and
+   * rebuilt when the workspace opens. The old bundle is freed after the answer, not in the rename
+   * (~25 ms at 50,000 atoms).
+   */
+  private write(target: string, plan: BundlePlan): Promise<FileHandle> {
+    const from = this.last?.handle;
+    return replaceFile(target, (out) => writePlan(out, plan, from), 0o644, { durable: false, freeOldLater: (freed) => this.track(freed) });
+  }
+
+  /** The bundle written last is not to be copied from: every atom is encoded at the next build. */
+  private forgetLast(): void {
+    void this.last?.handle.close().catch(() => {});
+    this.last = undefined;
+    this.bundler.forgetWritten();
+  }
+
   private track(freed: Promise<void>): void {
     this.freeing.add(freed);
     void freed.then(() => this.freeing.delete(freed));
@@ -280,6 +317,7 @@ export class Builder {
   }
 
   dispose(): void {
+    this.forgetLast();
     this.subscription.dispose();
     this.built.dispose();
   }
@@ -288,6 +326,70 @@ export class Builder {
 /** Why there is no bundle to read (`readBundle`); the message is for the user as it stands. */
 export class BundleUnavailable extends Error {
   override name = 'BundleUnavailable';
+}
+
+/**
+ * Writes a bundle's plan through one buffer: bytes as they are, atoms encoded one after another,
+ * runs of the bundle written last (`from`) read into it and written on. Memory stays at the
+ * buffer's size whatever the bundle's (51 MiB at 50,000 atoms).
+ */
+async function writePlan(out: FileHandle, plan: BundlePlan, from: FileHandle | undefined): Promise<void> {
+  const buffer = Buffer.allocUnsafeSlow(WRITE_BUFFER_BYTES);
+  let used = 0;
+  let position = 0;
+  const flush = async () => {
+    for (let done = 0; done < used; ) {
+      const { bytesWritten } = await out.write(buffer, done, used - done, position);
+      done += bytesWritten;
+      position += bytesWritten;
+    }
+    used = 0;
+  };
+  for (const part of plan.parts) {
+    if (part.kind === 'bytes') {
+      for (let done = 0; done < part.bytes.length; ) {
+        if (used === buffer.length) await flush();
+        const n = part.bytes.copy(buffer, used, done);
+        used += n;
+        done += n;
+      }
+    } else if (part.kind === 'atoms') {
+      for (let i = part.from; i < part.to; i++) {
+        const text = plan.chunkText(i);
+        // UTF-8 takes at most 3 bytes per UTF-16 unit: counted only when that might not fit. An
+        // atom's chunk (2 KB of code, indented) is far smaller than the buffer.
+        if (text.length * 3 > buffer.length - used && Buffer.byteLength(text) > buffer.length - used) await flush();
+        const n = buffer.write(text, used);
+        plan.lengths[i] = n;
+        used += n;
+      }
+    } else {
+      if (!from) throw new Error('the bundle plan copies from a bundle that is not open');
+      for (let at = part.start; at < part.end; ) {
+        if (used === buffer.length) await flush();
+        const { bytesRead } = await from.read(buffer, used, Math.min(buffer.length - used, part.end - at), at);
+        if (bytesRead === 0) throw new BundleShorter();
+        used += bytesRead;
+        at += bytesRead;
+      }
+    }
+  }
+  await flush();
+}
+
+const WRITE_BUFFER_BYTES = 1024 * 1024;
+
+/** The bundle written last ends before a run the plan copies from it: someone cut it short. */
+class BundleShorter extends Error {}
+
+/** Whether the bundle written last is as this builder left it (size, times and inode). */
+async function unchanged(last: { handle: FileHandle; stat: Stats }): Promise<boolean> {
+  try {
+    const now = await last.handle.stat();
+    return now.size === last.stat.size && now.mtimeMs === last.stat.mtimeMs && now.ctimeMs === last.stat.ctimeMs && now.ino === last.stat.ino;
+  } catch {
+    return false;
+  }
 }
 
 /** A file that is not a bundle stands at the output path: the build leaves it alone. */

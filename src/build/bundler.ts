@@ -70,16 +70,56 @@ export function findEntryPoint(atoms: Pick<ReadonlyMap<string, Atom>, 'get'>, or
 }
 
 export function createBundle(atomList: readonly Atom[], generatedAt: Date = new Date()): Bundle {
-  const { parts, order, entry } = new IncrementalBundler().bundle(atomList, generatedAt);
-  return { code: Buffer.concat(parts).toString('utf8'), order: [...order], entry };
+  const plan = new IncrementalBundler().bundle(atomList, generatedAt);
+  return { code: assemble(plan).toString('utf8'), order: [...plan.order], entry: plan.entry };
 }
 
-/** A bundle as the bytes of latest.js, in pieces (written with writev: no 10 MB copy). */
-export interface BundleBytes {
-  parts: Buffer[];
+/**
+ * A piece of latest.js as a build lays it out: bytes to write as they are, a run of the bundle
+ * the last build wrote (`IncrementalBundler.written`) to copy unchanged, or atoms to encode.
+ */
+export type BundlePart =
+  | { kind: 'bytes'; bytes: Buffer }
+  /** Bytes [start, end) of the bundle last written, holding the chunks of atoms that did not change. */
+  | { kind: 'copy'; start: number; end: number }
+  /** The atoms at positions [from, to) of the order, encoded with `BundlePlan.chunkText`. */
+  | { kind: 'atoms'; from: number; to: number };
+
+/** One build's bundle, as a plan for whoever writes it (builder.ts; `assemble` in memory). */
+export interface BundlePlan {
+  parts: BundlePart[];
   /** Frozen, and the very same array from build to build while the order stands. */
   order: readonly string[];
   entry: string | null;
+  /** The text of the atom at a position of `order`: its `// --- [type] name ---` line and indented code. */
+  chunkText(position: number): string;
+  /**
+   * The bytes of each position's chunk: set when planned for copied chunks; the writer sets
+   * those it encodes. Where each chunk lands, for the next build's copies (`written`).
+   */
+  lengths: Int32Array;
+}
+
+/**
+ * The plan's bytes in one buffer: for tests, `createBundle` and a bundle written nowhere.
+ * `previous` is the bundle last written, which copy parts read (a plan copies only after `written`).
+ */
+export function assemble(plan: BundlePlan, previous?: Uint8Array): Buffer {
+  const out: Buffer[] = [];
+  for (const part of plan.parts) {
+    if (part.kind === 'bytes') out.push(part.bytes);
+    else if (part.kind === 'copy') {
+      if (!previous || part.end > previous.length) throw new Error('the plan copies from a bundle that was not given');
+      out.push(Buffer.from(previous.subarray(part.start, part.end)));
+    } else {
+      for (let i = part.from; i < part.to; i++) {
+        const bytes = Buffer.from(plan.chunkText(i));
+        plan.lengths[i] = bytes.length;
+        out.push(bytes);
+      }
+    }
+  }
+  return Buffer.concat(out);
 }
 
 /** Where a build reads the atoms from: the store itself, so a build copies no map of them. */
@@ -90,14 +130,29 @@ export interface AtomLookup {
 }
 
 /**
- * The same bundle as `createBundle`, remembering what did not change between builds: each
- * atom's indented text, already UTF-8 encoded (keyed by the atom object, which the store
- * replaces on every change), and the order. At 10,000 atoms a full build spent ~300 ms sorting,
- * indenting, joining and encoding ~10 MB; a build after editing one atom's code encodes that
- * atom and hands the cached bytes to writev (told which atom changed, it looks at no other).
+ * The bundle written last, as the next build copies from it: where its chunks start (the first
+ * one at `firstAt`, each `lengths[i]` bytes after the one before), and which atom object each
+ * position held (the store replaces an atom's object on every change, so the same object means
+ * the same bytes).
+ */
+interface WrittenBundle {
+  order: readonly string[];
+  atoms: Atom[];
+  lengths: Int32Array;
+  firstAt: number;
+  /** `order`'s positions by name, made when an order change needs it. */
+  positions?: Map<string, number>;
+}
+
+/**
+ * The same bundle as `createBundle`, remembering what did not change between builds: the order
+ * (an atom added or removed takes its place without a sort, see `noteAdded`), the atom at each
+ * position, and where each atom's chunk lies in the bundle written last. A build encodes only
+ * the atoms changed since that bundle; the rest is copied from it by the writer, so no build keeps
+ * the bundle's bytes in memory (at 50,000 atoms they were 51 MiB, kept for the process's life).
  *
- * The order is kept up to date without sorting again when an atom is added or removed (see
- * `noteAdded`); a changed dependency list sorts again (`invalidateOrder`).
+ * Told of every change (`announced`), a build looks at the atoms announced only; otherwise it
+ * compares every atom with the last build's.
  */
 export class IncrementalBundler {
   /**
@@ -107,15 +162,14 @@ export class IncrementalBundler {
    */
   constructor(private readonly announced = false) {}
 
-  private readonly chunks = new WeakMap<Atom, Chunk>();
   /** Dependencies first, ties by name; undefined: sort at the next build. */
   private order: string[] | undefined;
   /**
-   * The atom each position of `order` was bundled from, and its bytes: a build compares objects
-   * (the store replaces an atom's object on every change) instead of looking each up again.
-   * Emptied whenever the order changes.
+   * The atom each position of `order` was bundled from: a build compares objects (the store
+   * replaces an atom's object on every change) instead of looking each up again. Emptied
+   * whenever the order changes.
    */
-  private laid: { atoms: Atom[]; bytes: Chunk[] } = { atoms: [], bytes: [] };
+  private laid: Atom[] = [];
   /** The header lines after the date and the Boot lines, for `order`; undefined: render again. */
   private rendered: { entry: string | null; orderLine: Buffer; boot: Buffer } | undefined;
   /** `order` as builds hand it out: a frozen copy, the same while the order stands. */
@@ -128,6 +182,10 @@ export class IncrementalBundler {
   private changed: Set<string> | undefined;
   /** Each name's position in `order`, made by the pass that lays every atom out (when `announced`). */
   private positions = new Map<string, number>();
+  /** The bundle written last (`written`); undefined: none, or it cannot be trusted (`forgetWritten`). */
+  private last: WrittenBundle | undefined;
+  /** Positions whose atom changed since `last` was written, while the order is `last`'s. */
+  private dirty = new Set<number>();
 
   /**
    * The atoms' dependency order, from whoever sorted them already (the store's open): taken
@@ -187,17 +245,34 @@ export class IncrementalBundler {
   }
 
   /**
+   * `plan` was written (its `lengths` filled), as the bundle the next build copies from. Call it
+   * only with the plan of this bundler's latest `bundle()`.
+   */
+  written(plan: BundlePlan): void {
+    const head = plan.parts[0]!;
+    const orderLine = plan.parts[1]!;
+    if (head.kind !== 'bytes' || orderLine.kind !== 'bytes') throw new Error('not a plan of this bundler');
+    this.last = { order: plan.order, atoms: this.laid.slice(), lengths: plan.lengths, firstAt: head.bytes.length + orderLine.bytes.length };
+    this.dirty.clear();
+  }
+
+  /** The bundle written last is gone or changed by someone else: the next build encodes every atom. */
+  forgetWritten(): void {
+    this.last = undefined;
+    this.dirty.clear();
+  }
+
+  /**
    * The bundle of `source`'s atoms (a list, or the store itself: then nothing is copied, and a
    * build after an edit of code costs a comparison per atom, not a lookup table of them all).
    */
-  bundle(source: readonly Atom[] | AtomLookup, generatedAt: Date = new Date()): BundleBytes {
+  bundle(source: readonly Atom[] | AtomLookup, generatedAt: Date = new Date()): BundlePlan {
     const atoms: AtomLookup = isLookup(source) ? source : lookupOf(source);
     // A change not announced (or announced out of step) is caught here: sort again.
     if (!this.order || this.order.length !== atoms.size) this.layOut(atoms);
-    let bytes = this.changed ? this.chunksOfChanged(atoms) : this.chunksInOrder(atoms);
-    if (!bytes) {
+    if (!(this.changed ? this.layChanged(atoms) : this.layAll(atoms))) {
       this.layOut(atoms);
-      bytes = this.chunksInOrder(atoms)!;
+      this.layAll(atoms);
     }
     const order = this.order!;
     if (!this.rendered) {
@@ -213,7 +288,67 @@ export class IncrementalBundler {
     const { entry, orderLine, boot } = this.rendered;
     const head = Buffer.from(`// === Atomic Coding Bundle ===\n// Generated: ${generatedAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}\n`);
     this.published ??= Object.freeze([...order]);
-    return { parts: [head, orderLine, ...pieces(bytes), boot], order: this.published, entry };
+    const lengths = new Int32Array(order.length);
+    const laid = this.laid;
+    return {
+      parts: [{ kind: 'bytes', bytes: head }, { kind: 'bytes', bytes: orderLine }, ...this.chunkParts(lengths), { kind: 'bytes', bytes: boot }],
+      order: this.published,
+      entry,
+      chunkText: (i) => chunkText(laid[i]!),
+      lengths,
+    };
+  }
+
+  /**
+   * The chunks in order, as runs of the bundle written last (copied) and atoms to encode; fills
+   * `lengths` for the copied ones.
+   */
+  private chunkParts(lengths: Int32Array): BundlePart[] {
+    const last = this.last;
+    const n = this.laid.length;
+    if (!last) return n > 0 ? [{ kind: 'atoms', from: 0, to: n }] : [];
+    const parts: BundlePart[] = [];
+    const starts = startsOf(last);
+    const encode = (i: number) => {
+      const tail = parts.at(-1);
+      if (tail?.kind === 'atoms' && tail.to === i) tail.to = i + 1;
+      else parts.push({ kind: 'atoms', from: i, to: i + 1 });
+    };
+    const copy = (i: number, from: number) => {
+      const start = starts[from]!;
+      const end = starts[from + 1]!;
+      lengths[i] = end - start;
+      const tail = parts.at(-1);
+      if (tail?.kind === 'copy' && tail.end === start) tail.end = end;
+      else parts.push({ kind: 'copy', start, end });
+    };
+    if (last.order === this.published) {
+      // The order is the written bundle's: only the positions changed since are encoded.
+      const dirty = [...this.dirty].sort((a, b) => a - b);
+      let next = 0;
+      for (const p of dirty) {
+        if (p > next) {
+          parts.push({ kind: 'copy', start: starts[next]!, end: starts[p]! });
+          lengths.set(last.lengths.subarray(next, p), next);
+        }
+        encode(p);
+        next = p + 1;
+      }
+      if (next < n) {
+        parts.push({ kind: 'copy', start: starts[next]!, end: starts[n]! });
+        lengths.set(last.lengths.subarray(next, n), next);
+      }
+      return parts;
+    }
+    // A new order: each atom's chunk is where the written bundle has it, if it is the same atom.
+    last.positions ??= new Map(last.order.map((name, i) => [name, i]));
+    for (let i = 0; i < n; i++) {
+      const atom = this.laid[i]!;
+      const was = last.positions.get(atom.name);
+      if (was !== undefined && last.atoms[was] === atom) copy(i, was);
+      else encode(i);
+    }
+    return parts;
   }
 
   private layOut(atoms: AtomLookup): void {
@@ -225,121 +360,61 @@ export class IncrementalBundler {
     this.order = order;
     this.rendered = undefined;
     this.published = undefined;
-    this.laid = { atoms: [], bytes: [] };
+    this.laid = [];
     this.changed = undefined;
+    this.dirty.clear();
   }
 
-  /**
-   * Each atom's bytes in `order`, or undefined when the order names an atom `atoms` lacks. Atoms
-   * encoded here (all of them at a first build) are encoded side by side, in order.
-   */
-  private chunksInOrder(atoms: AtomLookup): Chunk[] | undefined {
+  /** Lays every atom of `order` out; false when the order names an atom `atoms` lacks. */
+  private layAll(atoms: AtomLookup): boolean {
     const order = this.order!;
     const positions = this.announced ? new Map<string, number>() : undefined;
-    const arena = new Arena();
     for (let i = 0; i < order.length; i++) {
       const atom = atoms.get(order[i]!);
-      if (!atom) return undefined;
-      this.layAt(i, atom, arena);
+      if (!atom) return false;
+      this.layAt(i, atom);
       positions?.set(order[i]!, i);
     }
     if (positions) {
       this.positions = positions;
       this.changed = new Set();
     }
-    return this.laid.bytes;
+    return true;
   }
 
-  /** `chunksInOrder` for the atoms announced as changed; undefined when one is not where `order` has it. */
-  private chunksOfChanged(atoms: AtomLookup): Chunk[] | undefined {
+  /** `layAll` for the atoms announced as changed; false when one is not where `order` has it. */
+  private layChanged(atoms: AtomLookup): boolean {
     for (const name of this.changed!) {
       const at = this.positions.get(name);
       const atom = atoms.get(name);
-      if (at === undefined || !atom) return undefined;
+      if (at === undefined || !atom) return false;
       this.layAt(at, atom);
     }
     this.changed!.clear();
-    return this.laid.bytes;
+    return true;
   }
 
-  private layAt(i: number, atom: Atom, arena?: Arena): void {
-    const was = this.laid.atoms[i];
+  private layAt(i: number, atom: Atom): void {
+    const was = this.laid[i];
     if (was === atom) return;
     // The type is in the chunk's comment line and may move the entry point.
     if (was !== undefined && was.type !== atom.type) this.rendered = undefined;
-    this.laid.atoms[i] = atom;
-    this.laid.bytes[i] = this.chunk(atom, arena);
-  }
-
-  private chunk(atom: Atom, arena?: Arena): Chunk {
-    let chunk = this.chunks.get(atom);
-    if (chunk === undefined) {
-      const text = `  // --- [${commentText(atom.type)}] ${commentText(atom.name)} ---\n${indent(atom.code.trimEnd())}\n\n`;
-      if (arena) chunk = arena.put(text);
-      else {
-        const bytes = Buffer.from(text);
-        chunk = { bytes, start: 0, end: bytes.length };
-      }
-      this.chunks.set(atom, chunk);
-    }
-    return chunk;
+    this.laid[i] = atom;
+    this.dirty.add(i);
   }
 }
 
-/** An atom's bytes in the bundle: `bytes[start, end)`. Atoms encoded together share `bytes`, side by side. */
-interface Chunk {
-  bytes: Buffer;
-  start: number;
-  end: number;
+/** An atom's text in the bundle. */
+function chunkText(atom: Atom): string {
+  return `  // --- [${commentText(atom.type)}] ${commentText(atom.name)} ---\n${indent(atom.code.trimEnd())}\n\n`;
 }
 
-/**
- * Where a build that lays every atom out encodes those it has no bytes for (all of them at a
- * first build): one buffer after another, each atom's bytes right after the previous atom's.
- * latest.js is then written in a few hundred pieces (`pieces`) instead of one per atom: writev
- * of 50,000 pieces cost about 15 ms more, and 50,000 Buffer objects more memory, than of 200.
- * Buffers start small and double up to ARENA_BYTES, so that a layout encoding one new atom keeps
- * no large buffer alive; an edited atom is encoded on its own (Node's pool).
- */
-class Arena {
-  private buffer = Buffer.allocUnsafeSlow(0);
-  private used = 0;
-  private nextSize = 4096;
-
-  put(text: string): Chunk {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit: counted only when that might not fit.
-    if (text.length * 3 > this.buffer.length - this.used) {
-      const needed = Buffer.byteLength(text);
-      if (needed > this.buffer.length - this.used) {
-        this.buffer = Buffer.allocUnsafeSlow(Math.max(this.nextSize, needed));
-        this.nextSize = Math.min(this.nextSize * 2, ARENA_BYTES);
-        this.used = 0;
-      }
-    }
-    const start = this.used;
-    this.used += this.buffer.write(text, start);
-    return { bytes: this.buffer, start, end: this.used };
-  }
-}
-
-const ARENA_BYTES = 256 * 1024;
-
-/** The chunks as the pieces of memory they lie in: neighbours encoded side by side are one piece. */
-function pieces(chunks: readonly Chunk[]): Buffer[] {
-  const out: Buffer[] = [];
-  let run: Chunk | undefined;
-  let end = 0;
-  for (const c of chunks) {
-    if (run && c.bytes === run.bytes && c.start === end) {
-      end = c.end;
-      continue;
-    }
-    if (run) out.push(run.bytes.subarray(run.start, end));
-    run = c;
-    end = c.end;
-  }
-  if (run) out.push(run.bytes.subarray(run.start, end));
-  return out;
+/** Where each position's chunk starts in a written bundle, and (last) where the chunks end. */
+function startsOf(last: WrittenBundle): Float64Array {
+  const starts = new Float64Array(last.lengths.length + 1);
+  starts[0] = last.firstAt;
+  for (let i = 0; i < last.lengths.length; i++) starts[i + 1] = starts[i]! + last.lengths[i]!;
+  return starts;
 }
 
 function isLookup(source: readonly Atom[] | AtomLookup): source is AtomLookup {

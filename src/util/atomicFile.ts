@@ -81,29 +81,54 @@ export async function writeFileAtomic(
   mode = 0o644,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
-  const durable = options.durable ?? true;
-  const temp = tempPathFor(target);
-  const handle = await fsp.open(temp, 'w', mode);
-  try {
+  const write = async (handle: fsp.FileHandle) => {
     if (Array.isArray(data)) await writePieces(handle, data);
     else await handle.writeFile(data as string | Uint8Array);
-    if (durable) await handle.sync();
-  } catch (err) {
+  };
+  await (await replaceFile(target, write, mode, options)).close();
+}
+
+/**
+ * `writeFileAtomic` with the content written by `write` into the open temp file. Resolves to the
+ * new file, still open for reading (its caller closes it), so that what was written can be read
+ * back even after someone else replaced or removed the name.
+ */
+export async function replaceFile(
+  target: string,
+  write: (handle: fsp.FileHandle) => Promise<void>,
+  mode = 0o644,
+  options: AtomicWriteOptions = {},
+): Promise<fsp.FileHandle> {
+  const durable = options.durable ?? true;
+  const temp = tempPathFor(target);
+  const handle = await fsp.open(temp, 'w+', mode);
+  const fail = async (err: unknown, old?: string): Promise<never> => {
     await handle.close().catch(() => {});
     await fsp.unlink(temp).catch(() => {});
+    if (old) await fsp.unlink(old).catch(() => {});
     throw err;
+  };
+  try {
+    await write(handle);
+    if (durable) await handle.sync();
+  } catch (err) {
+    return fail(err);
   }
-  await handle.close();
   const old = options.freeOldLater ? await keepUnderTempName(target) : undefined;
   try {
     await fsp.rename(temp, target);
   } catch (err) {
-    await fsp.unlink(temp).catch(() => {});
-    if (old) await fsp.unlink(old).catch(() => {});
-    throw err;
+    return fail(err, old);
   }
-  if (durable) await syncFolder(dirname(target));
-  if (old) options.freeOldLater!(fsp.unlink(old).catch(() => {}));
+  try {
+    if (durable) await syncFolder(dirname(target));
+  } catch (err) {
+    await handle.close().catch(() => {});
+    throw err;
+  } finally {
+    if (old) options.freeOldLater!(fsp.unlink(old).catch(() => {}));
+  }
+  return handle;
 }
 
 /** A second name for `target` (a temp file's), or undefined when there is no file to keep. */

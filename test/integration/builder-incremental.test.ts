@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeSync, openSync, readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bootAtom, createBundle, IncrementalBundler } from '../../src/build/bundler.js';
+import { assemble, bootAtom, createBundle, IncrementalBundler, type BundlePlan } from '../../src/build/bundler.js';
 import { writeFileAtomic } from '../../src/util/atomicFile.js';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { validateDraft } from '../../src/atoms/validate.js';
@@ -17,7 +17,7 @@ import { cube, gameLoop, mathClamp, playerJump } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
 
 const at = new Date('2026-02-08T12:00:00Z');
-const text = (b: { parts: Buffer[] }) => Buffer.concat(b.parts).toString('utf8');
+const text = (b: BundlePlan) => assemble(b).toString('utf8');
 
 /** A stored atom as upsert_atom arguments. */
 function asDraft(atom: Atom): AtomDraft {
@@ -147,6 +147,39 @@ test('a latest.js cut short (a power loss before it reached the disk) is rebuilt
     assert.ok(readFileSync(bundlePath, 'utf8').endsWith('})();\n'));
     writeFileSync(bundlePath, '');
     assert.equal(ws.builder.hasWholeBundle(), false);
+  } finally {
+    await ws.close();
+  }
+});
+
+test('a build copies unchanged atoms from the bundle it wrote last, never from one someone else changed', async () => {
+  const dir = tempDir();
+  const ws = await AtomWorkspace.open(dir, { embeddings: noModel });
+  const bundlePath = join(dir, '.atomic', 'latest.js');
+  const body = (code: string) => code.split('\n').slice(2).join('\n'); // without the Generated line
+  const matchesStore = (when: string) => assert.ok(body(readFileSync(bundlePath, 'utf8')) === body(createBundle(ws.atoms.all()).code), `latest.js is not the full build ${when}`);
+  const edit = async (name: string, mark: string) => {
+    const atom = asDraft(ws.atoms.get(name)!);
+    await ws.upsert({ ...atom, code: atom.code.replace(/\n}$/, ` // ${mark}\n}`) });
+  };
+  try {
+    for (const d of cube) await ws.upsert(d);
+    await edit(mathClamp.name, 'one');
+    matchesStore('after an edit');
+    // Changed in place, same size (an editor saving it): the builder's open file changes with it.
+    const text = readFileSync(bundlePath, 'utf8');
+    writeFileSync(bundlePath, text.replaceAll('return', 'RETURN'));
+    await edit(gameLoop.name, 'two');
+    matchesStore('after latest.js was changed in place');
+    // Cut short in place.
+    writeFileSync(bundlePath, readFileSync(bundlePath, 'utf8').slice(0, 200));
+    await edit(playerJump.name, 'three');
+    matchesStore('after latest.js was cut short');
+    // Replaced by another file (a rename over it): the builder still reads its own, unchanged.
+    writeFileSync(`${bundlePath}.other`, '// === Atomic Coding Bundle ===\n');
+    renameSync(`${bundlePath}.other`, bundlePath);
+    await edit(mathClamp.name, 'four');
+    matchesStore('after latest.js was replaced');
   } finally {
     await ws.close();
   }

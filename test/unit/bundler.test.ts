@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runInNewContext } from 'node:vm';
-import { bootAtom, createBundle, findEntryPoint, IncrementalBundler } from '../../src/build/bundler.js';
+import { assemble, bootAtom, createBundle, findEntryPoint, IncrementalBundler } from '../../src/build/bundler.js';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { validateDraft } from '../../src/atoms/validate.js';
 import { cube } from '../support/atoms.js';
@@ -82,7 +82,7 @@ test('a bundler told of every change looks only at the atoms announced, and bund
   const source = { get size() { return atoms.size; }, get: (name: string) => (lookups++, atoms.get(name)), all: () => [...atoms.values()] };
   const bundler = new IncrementalBundler(true);
   const at = new Date('2026-02-08T12:00:00Z');
-  const text = () => Buffer.concat(bundler.bundle(source, at).parts).toString('utf8');
+  const text = () => assemble(bundler.bundle(source, at)).toString('utf8');
   text(); // the first build lays every atom out
   const first = bundler.bundle(source, at).order;
   const edited = cube[1]!;
@@ -93,29 +93,73 @@ test('a bundler told of every change looks only at the atoms announced, and bund
   assert.equal(lookups, 1, 'one lookup: the atom announced');
   assert.equal(after.order, first, 'the order stands: the very same frozen array');
   assert.ok(Object.isFrozen(after.order));
-  assert.equal(Buffer.concat(after.parts).toString('utf8'), createBundle([...atoms.values()], at).code);
+  assert.equal(assemble(after).toString('utf8'), createBundle([...atoms.values()], at).code);
   // A changed type moves nothing in the order but is in the atom's line and may move the entry point.
   atoms.set(edited.name, toAtom({ ...edited, type: 'core' }));
   bundler.noteChanged(edited.name);
   assert.equal(text(), createBundle([...atoms.values()], at).code);
 });
 
-test('latest.js is written in few pieces: atoms laid out together lie side by side, an edit splits one run', () => {
+test('a build encodes only the atoms changed since the bundle written last, and copies the rest from it', () => {
   const many = new Map<string, Atom>();
+  const helper = (name: string, body: string) => toAtom({ name, type: 'util', code: `function ${name}(x) {\n  return ${body}; // é\n}` });
   for (let i = 0; i < 2000; i++) {
     const name = `helper_${String(i).padStart(4, '0')}`;
-    many.set(name, toAtom({ name, type: 'util', code: `function ${name}(x) {\n  return x + ${i}; // é\n}` }));
+    many.set(name, helper(name, `x + ${i}`));
   }
   const source = { get size() { return many.size; }, get: (n: string) => many.get(n), all: () => [...many.values()] };
   const bundler = new IncrementalBundler(true);
   const at = new Date('2026-02-08T12:00:00Z');
+  const full = () => createBundle([...many.values()], at).code;
+  const kinds = (parts: readonly { kind: string }[]) => parts.map((p) => p.kind).join(' ');
+  // Compared without printing 200 KB on a failure.
+  const same = (bytes: Buffer, when: string) => assert.ok(bytes.toString('utf8') === full(), `latest.js differs from a full build ${when}`);
+  // Nothing written yet: every atom is encoded, in one run.
   const first = bundler.bundle(source, at);
-  assert.ok(first.parts.length < 20, `${first.parts.length} pieces for 2,000 atoms`);
-  assert.equal(Buffer.concat(first.parts).toString('utf8'), createBundle([...many.values()], at).code);
-  const name = 'helper_1000';
-  many.set(name, toAtom({ name, type: 'util', code: `function ${name}(x) {\n  return x; // edited\n}` }));
-  bundler.noteChanged(name);
-  const after = bundler.bundle(source, at);
-  assert.ok(after.parts.length <= first.parts.length + 2, `${after.parts.length} pieces after one edit`);
-  assert.equal(Buffer.concat(after.parts).toString('utf8'), createBundle([...many.values()], at).code);
+  assert.equal(kinds(first.parts), 'bytes bytes atoms bytes');
+  let written = assemble(first);
+  same(written, 'at first');
+  bundler.written(first);
+
+  // One edit: the runs before and after it are copied from the written bundle.
+  many.set('helper_1000', helper('helper_1000', 'x /* edited */'));
+  bundler.noteChanged('helper_1000');
+  const edited = bundler.bundle(source, at);
+  assert.equal(kinds(edited.parts), 'bytes bytes copy atoms copy bytes');
+  const atoms = edited.parts.find((p) => p.kind === 'atoms');
+  assert.deepEqual(atoms, { kind: 'atoms', from: 1000, to: 1001 });
+  written = assemble(edited, written);
+  same(written, 'after an edit');
+  bundler.written(edited);
+
+  // A new atom moves every later chunk: still copied, only the new one is encoded.
+  const added = helper('helper_0500_b', 'x');
+  many.set(added.name, added);
+  bundler.noteAdded(added);
+  const grown = bundler.bundle(source, at);
+  assert.equal(kinds(grown.parts), 'bytes bytes copy atoms copy bytes');
+  written = assemble(grown, written);
+  same(written, 'after an add');
+  bundler.written(grown);
+
+  // A plan not written (a failed write): the next build still copies from the bundle written
+  // last, and encodes what changed since that one.
+  many.set('helper_0002', helper('helper_0002', 'x * 2'));
+  bundler.noteChanged('helper_0002');
+  assert.equal(kinds(bundler.bundle(source, at).parts), 'bytes bytes copy atoms copy bytes');
+  many.set('helper_0004', helper('helper_0004', 'x * 4'));
+  bundler.noteChanged('helper_0004');
+  const next = bundler.bundle(source, at);
+  assert.equal(kinds(next.parts), 'bytes bytes copy atoms copy atoms copy bytes');
+  written = assemble(next, written);
+  same(written, 'after a plan that was not written');
+  bundler.written(next);
+
+  // Forgotten (the file was changed by someone else): every atom is encoded again.
+  bundler.forgetWritten();
+  many.set('helper_0003', helper('helper_0003', 'x * 3'));
+  bundler.noteChanged('helper_0003');
+  const afresh = bundler.bundle(source, at);
+  assert.equal(kinds(afresh.parts), 'bytes bytes atoms bytes');
+  same(assemble(afresh), 'after forgetting the bundle written');
 });
