@@ -51,6 +51,8 @@ export class Builder {
    * bundle's bytes in memory. `stat` is how it was left, so a change by someone else is seen.
    */
   private last: { handle: FileHandle; stat: Stats } | undefined;
+  /** What builds write through (one at a time), kept: a buffer per build was garbage awaiting a full GC. */
+  private buffer: Buffer | undefined;
 
   /** Fired after every build, successful or not. */
   readonly onDidBuild = this.built.event;
@@ -295,7 +297,11 @@ export class Builder {
    */
   private write(target: string, plan: BundlePlan): Promise<FileHandle> {
     const from = this.last?.handle;
-    return replaceFile(target, (out) => writePlan(out, plan, from), 0o644, { durable: false, freeOldLater: (freed) => this.track(freed) });
+    // As large as the last bundle, within 64 KiB..1 MiB: a small workspace keeps little.
+    const size = Math.min(WRITE_BUFFER_BYTES, Math.max(64 * 1024, 2 ** Math.ceil(Math.log2(this.last?.stat.size || 1))));
+    if (!this.buffer || this.buffer.length < size) this.buffer = Buffer.allocUnsafeSlow(size);
+    const buffer = this.buffer;
+    return replaceFile(target, (out) => writePlan(out, plan, from, buffer), 0o644, { durable: false, freeOldLater: (freed) => this.track(freed) });
   }
 
   /** The bundle written last is not to be copied from: every atom is encoded at the next build. */
@@ -333,8 +339,7 @@ export class BundleUnavailable extends Error {
  * runs of the bundle written last (`from`) read into it and written on. Memory stays at the
  * buffer's size whatever the bundle's (51 MiB at 50,000 atoms).
  */
-async function writePlan(out: FileHandle, plan: BundlePlan, from: FileHandle | undefined): Promise<void> {
-  const buffer = Buffer.allocUnsafeSlow(WRITE_BUFFER_BYTES);
+async function writePlan(out: FileHandle, plan: BundlePlan, from: FileHandle | undefined, buffer: Buffer): Promise<void> {
   let used = 0;
   let position = 0;
   const flush = async () => {
@@ -357,7 +362,7 @@ async function writePlan(out: FileHandle, plan: BundlePlan, from: FileHandle | u
       for (let i = part.from; i < part.to; i++) {
         const text = plan.chunkText(i);
         // UTF-8 takes at most 3 bytes per UTF-16 unit: counted only when that might not fit. An
-        // atom's chunk (2 KB of code, indented) is far smaller than the buffer.
+        // atom's chunk (2 KB of code, indented: at most about 6 KB) fits the smallest buffer.
         if (text.length * 3 > buffer.length - used && Buffer.byteLength(text) > buffer.length - used) await flush();
         const n = buffer.write(text, used);
         plan.lengths[i] = n;

@@ -437,7 +437,9 @@ function dependencyOrder(atoms: AtomLookup): string[] {
 
 /** Indents by two spaces, except lines that start inside a template literal (their text would change). */
 function indent(code: string): string {
-  const keep = code.includes('`') ? linesInsideTemplates(code) : new Set<number>();
+  // Without a template literal, one pass and one new string: a full build indents every atom.
+  if (!code.includes('`')) return (code.length > 0 && code[0] !== '\n' ? '  ' : '') + code.replace(/\n(?!\n|$)/g, '\n  ');
+  const keep = linesInsideTemplates(code);
   return code
     .split('\n')
     .map((line, i) => (line.length === 0 || keep.has(i + 1) ? line : `  ${line}`))

@@ -65,6 +65,13 @@ test('bootAtom: looks at core atoms only, and sorts the whole graph only when th
   assert.equal(bootAtom([...chain, make('main', 'core')]), 'main');
 });
 
+test('each line of code is indented by two spaces; empty lines, CR and U+2028 inside a line are left as they are', () => {
+  const code = 'function spaced(x) {\n\n  const s = "a\u2028b";\r\n  return x;\n\n}\n';
+  const bundle = createBundle([toAtom({ name: 'spaced', type: 'util', code })]).code;
+  const chunk = bundle.slice(bundle.indexOf('  // --- [util] spaced ---\n') + '  // --- [util] spaced ---\n'.length, bundle.indexOf('  // Boot'));
+  assert.equal(chunk, '  function spaced(x) {\n\n    const s = "a\u2028b";\r\n    return x;\n\n  }\n\n');
+});
+
 test('the same atoms give the same file (apart from the time)', () => {
   const t = new Date();
   assert.equal(createBundle(atoms, t).code, createBundle([...atoms].reverse(), t).code);
