@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LEGACY_INDEX_FILES, VectorIndex, type VectorMeta } from '../../src/store/search/vectorIndex.js';
+import { compactVector, LEGACY_INDEX_FILES, VectorIndex, type VectorMeta } from '../../src/store/search/vectorIndex.js';
 import { embeddingText } from '../../src/atoms/signature.js';
 import type { EmbeddingProvider } from '../../src/store/embeddings/provider.js';
 import { textHash } from '../../src/store/embeddings/textHash.js';
@@ -49,17 +49,18 @@ test('the type filter and deletes apply to committed and pending items alike', a
   assert.equal(index.meta('b'), undefined);
 });
 
-test('fill takes the vectors it is given by reference (each vector is kept once), and pending changes stay newer', async () => {
+test('fill keeps each vector once, compact (a compact vector by reference, others compacted), and pending changes stay newer', async () => {
   const index = new VectorIndex(undefined, { flushDelayMs: 60_000 });
   await index.open();
   index.upsert('b', unit(0, 1), meta('core'));
-  const a = unit(1, 0);
+  const a = compactVector(unit(1, 0));
   const stale = unit(1, 1);
   await index.fill([
     { name: 'a', vector: a, meta: { type: 'feature', model: 'm1', textHash: 'ha' } },
     { name: 'b', vector: stale, meta: meta() },
   ]);
   assert.equal(await index.vector('a'), a, 'the very array, not a copy');
+  assert.ok((await index.vector('b')) instanceof Int8Array);
   assert.deepEqual(index.meta('a'), { type: 'feature', model: 'm1', textHash: 'ha' });
   assert.deepEqual(index.meta('b'), meta('core'), 'the upsert made before the fill is newer');
   assert.deepEqual((await index.query(unit(0, 1), 5, 'core')).map((h) => h.name), ['b']);
@@ -69,7 +70,7 @@ test('fill takes the vectors it is given by reference (each vector is kept once)
   // A second fill replaces the items it names and keeps the others.
   const a2 = unit(0, 1);
   await index.fill([{ name: 'a', vector: a2, meta: meta() }]);
-  assert.equal(await index.vector('a'), a2);
+  assert.deepEqual(await index.vector('a'), compactVector(a2));
   assert.deepEqual((await index.query(unit(0, 1), 5)).map((h) => h.name).sort(), ['a', 'b']);
 });
 

@@ -21,8 +21,11 @@ import { reciprocalRankFusion } from './fusion.js';
 import { LexicalIndex } from './lexical.js';
 import { queryShape, scoreCandidates, type Candidate } from './rank.js';
 import type { SearchStore, SearchStoreChange, StoredEmbedding } from './searchStore.js';
-import { VectorIndex } from './vectorIndex.js';
+import { compactVector, VectorIndex } from './vectorIndex.js';
 import { asAtomName, terms } from './words.js';
+
+/** A stored vector as the index keeps it (compactVector). */
+type IndexedEmbedding = Omit<StoredEmbedding, 'vector'> & { vector: Int8Array };
 
 /** The contract's cut-off: results whose cosine similarity is below it are not shown. */
 export const SIMILARITY_THRESHOLD = 0.3;
@@ -466,15 +469,17 @@ export class SearchIndex implements Disposable {
       if (!live.has(name) || this.vectors.meta(name)?.model !== this.provider.modelId) this.vectors.delete(name);
     }
     // In slices with turns between: 50,000 rows took 0.4 s in one piece, and tool calls waited.
-    const stored = new Map<string, StoredEmbedding>();
+    // Each vector compacted as its page is read: the binary16 reads (50 MiB at 50,000 atoms) are
+    // garbage page by page instead of all held until the index is filled.
+    const stored = new Map<string, IndexedEmbedding>();
     for (let after: string | undefined = ''; after !== undefined; ) {
       const page = this.source.embeddingsPage(after, RECONCILE_SLICE);
-      for (const row of page.embeddings) stored.set(row.name, row);
+      for (const row of page.embeddings) stored.set(row.name, { ...row, vector: compactVector(row.vector) });
       after = page.next;
       await nextTurn();
     }
     // One pass decides each atom's fate (hashing every atom's text is the costly part).
-    const toIndex: Array<{ atom: Atom; row: StoredEmbedding }> = [];
+    const toIndex: Array<{ atom: Atom; row: IndexedEmbedding }> = [];
     const toEmbed: string[] = [];
     for (let i = 0; i < atoms.length; i++) {
       const atom = atoms[i]!;
@@ -504,12 +509,12 @@ export class SearchIndex implements Disposable {
   }
 
   /** Whether the index holds this stored vector for this atom already. */
-  private isIndexed(atom: Atom, row: StoredEmbedding): boolean {
+  private isIndexed(atom: Atom, row: Pick<StoredEmbedding, 'model' | 'textHash'>): boolean {
     const meta = this.vectors.meta(atom.name);
     return meta !== undefined && meta.model === row.model && meta.textHash === row.textHash && meta.type === atom.type;
   }
 
-  private isCurrent(atom: Atom, row: StoredEmbedding): boolean {
+  private isCurrent(atom: Atom, row: Pick<StoredEmbedding, 'model' | 'textHash'> & { vector: ArrayLike<number> }): boolean {
     return (
       row.model === this.provider.modelId &&
       row.vector.length === this.provider.dimensions &&

@@ -1,13 +1,16 @@
 /**
  * The vector half of search: a vectra LocalIndex, one item per atom (id = atom name), in memory.
  *
- * Each vector is kept once, here: the database keeps them on disk and the store reads them only
- * when search asks (StoredEmbeddings). The items hold the arrays they are given (float32, or
- * binary16 views on the database's bytes where the runtime has Float16Array), never a copy, and
- * nothing is written to disk: vectra runs on its in-memory VirtualFileStorage with a codec that
- * keeps the index object as it is (HeldIndexCodec) rather than encoding it. Earlier
- * versions kept a second copy in `.atomic/vectors/` (20 MiB of float32 at 10,000 atoms, rewritten
- * whole after edits); that folder's files are removed when found.
+ * Each vector is kept once, here, and small: as 8-bit integers (`compactVector`), 512 bytes for
+ * USE-lite's 512 dimensions, where the store keeps binary16 on disk (vectors.bin, read only when
+ * search asks: StoredEmbeddings) and the model gives float32. Cosine similarity does not depend on
+ * a vector's scale, and the rounding moves a cosine by a few ten-thousandths (test/unit/vector-
+ * index.test.ts); at 50,000 atoms this keeps 25 MiB where binary16 kept 50 (and float32, on a
+ * runtime without Float16Array such as Node 22's extension host, 100). Nothing is written to
+ * disk: vectra runs on its in-memory VirtualFileStorage with a codec that keeps the index object
+ * as it is (HeldIndexCodec) rather than encoding it. Earlier versions kept a second copy in
+ * `.atomic/vectors/` (20 MiB of float32 at 10,000 atoms, rewritten whole after edits); that
+ * folder's files are removed when found.
  *
  * Filling at open is one pass over the stored vectors (`fill`); later changes land in an
  * in-memory overlay at once (queries see them immediately) and are committed to vectra in one
@@ -34,16 +37,32 @@ export interface VectorHit {
   similarity: number;
 }
 
-/** An atom's vector and what it was computed from; `vector` is kept by reference, never copied. */
+/** An atom's vector and what it was computed from (kept as `compactVector` gives it). */
 export interface VectorEntry {
   name: string;
-  vector: Vector;
+  vector: Vector | Int8Array;
   meta: VectorMeta;
 }
 
 interface Entry {
-  vector: Vector | number[];
+  vector: Int8Array;
   meta: VectorMeta;
+}
+
+/**
+ * A vector as the index keeps it: each component scaled by the same factor (127 over the largest
+ * magnitude) and rounded to an 8-bit integer. Its direction, all that a cosine sees, is kept to
+ * about 1 part in 250 per component; an Int8Array is taken as it is.
+ */
+export function compactVector(vector: ArrayLike<number>): Int8Array {
+  if (vector instanceof Int8Array) return vector;
+  let largest = 0;
+  for (let i = 0; i < vector.length; i++) largest = Math.max(largest, Math.abs(vector[i]!));
+  const out = new Int8Array(vector.length);
+  if (!(largest > 0) || !Number.isFinite(largest)) return out;
+  const scale = 127 / largest;
+  for (let i = 0; i < vector.length; i++) out[i] = Math.round(vector[i]! * scale);
+  return out;
 }
 
 /** Files earlier versions kept in the vectors folder: a second copy of the database's vectors. */
@@ -161,7 +180,8 @@ export class VectorIndex {
       const current = this.codec.deserializeIndex();
       const byName = new Map(current.items.map((item) => [item.id, item]));
       for (const e of entries) {
-        byName.set(e.name, { id: e.name, metadata: { ...e.meta }, vector: e.vector as unknown as number[], norm: norm(e.vector) });
+        const vector = compactVector(e.vector);
+        byName.set(e.name, { id: e.name, metadata: { ...e.meta }, vector: vector as unknown as number[], norm: norm(vector) });
       }
       this.codec.hold({ ...current, items: [...byName.values()] });
       // A fresh LocalIndex reads the held object on first use.
@@ -170,9 +190,9 @@ export class VectorIndex {
     return this.flushing;
   }
 
-  upsert(name: string, vector: Vector | number[], meta: VectorMeta): void {
+  upsert(name: string, vector: Vector | Int8Array | number[], meta: VectorMeta): void {
     this.known.set(name, meta);
-    this.overlay.set(name, { vector, meta });
+    this.overlay.set(name, { vector: compactVector(vector), meta });
     this.scheduleFlush();
   }
 
