@@ -251,9 +251,18 @@ export class Builder {
         bundle = this.bundler.bundle(this.store);
         written = await this.write(target, bundle);
       }
-      this.bundler.written(bundle);
+      // The bundle just written is the one to copy from next, known by how it was left; should
+      // that not be known, the next build encodes every atom rather than copy from the wrong file.
+      const stat = await written.stat().catch(() => undefined);
       const previous = this.last;
-      this.last = { handle: written, stat: await written.stat() };
+      if (stat) {
+        this.last = { handle: written, stat };
+        this.bundler.written(bundle);
+      } else {
+        void written.close().catch(() => {});
+        this.last = undefined;
+        this.bundler.forgetWritten();
+      }
       void previous?.handle.close().catch(() => {});
       record = {
         status: 'success',
@@ -297,8 +306,10 @@ export class Builder {
    */
   private write(target: string, plan: BundlePlan): Promise<FileHandle> {
     const from = this.last?.handle;
-    // As large as the last bundle, within 64 KiB..1 MiB: a small workspace keeps little.
-    const size = Math.min(WRITE_BUFFER_BYTES, Math.max(64 * 1024, 2 ** Math.ceil(Math.log2(this.last?.stat.size || 1))));
+    // As large as the bundle (the last one, or about 1 KiB an atom), within 64 KiB..1 MiB: a small
+    // workspace keeps little.
+    const expected = this.last?.stat.size ?? this.store.size * 1024;
+    const size = Math.min(WRITE_BUFFER_BYTES, Math.max(64 * 1024, 2 ** Math.ceil(Math.log2(expected || 1))));
     if (!this.buffers || this.buffers[0].length < size) this.buffers = [Buffer.allocUnsafeSlow(size), Buffer.allocUnsafeSlow(size)];
     const buffers = this.buffers;
     return replaceFile(target, (out) => writePlan(out, plan, from, buffers), 0o644, { durable: false, freeOldLater: (freed) => this.track(freed) });
