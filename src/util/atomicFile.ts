@@ -74,18 +74,9 @@ export interface AtomicWriteOptions {
   freeOldLater?: (freed: Promise<void>) => void;
 }
 
-/** `data` may be a list of pieces, written in order with writev (no copy into one buffer). */
-export async function writeFileAtomic(
-  target: string,
-  data: string | Uint8Array | readonly Uint8Array[],
-  mode = 0o644,
-  options: AtomicWriteOptions = {},
-): Promise<void> {
-  const write = async (handle: fsp.FileHandle) => {
-    if (Array.isArray(data)) await writePieces(handle, data);
-    else await handle.writeFile(data as string | Uint8Array);
-  };
-  await (await replaceFile(target, write, mode, options)).close();
+/** `data` as the file `target`, replaced atomically (see the module's comment and `AtomicWriteOptions`). */
+export async function writeFileAtomic(target: string, data: string | Uint8Array, mode = 0o644, options: AtomicWriteOptions = {}): Promise<void> {
+  await (await replaceFile(target, (handle) => handle.writeFile(data), mode, options)).close();
 }
 
 /**
@@ -140,33 +131,6 @@ async function keepUnderTempName(target: string): Promise<string | undefined> {
   } catch {
     // Nothing there yet, or a file system without hard links: the rename frees it, as before.
     return undefined;
-  }
-}
-
-/** Writes pieces in order, IOV_MAX (1024) at a time, finishing any piece written in part. */
-async function writePieces(handle: fsp.FileHandle, pieces: readonly Uint8Array[]): Promise<void> {
-  let position = 0;
-  for (let i = 0; i < pieces.length; i += 1024) {
-    let batch = pieces.slice(i, i + 1024);
-    let left = batch.reduce((n, p) => n + p.byteLength, 0);
-    while (left > 0) {
-      const { bytesWritten } = await handle.writev(batch, position);
-      position += bytesWritten;
-      left -= bytesWritten;
-      if (left === 0) break;
-      // A short write: drop what went out and go on from there.
-      let skip = bytesWritten;
-      const rest: Uint8Array[] = [];
-      for (const piece of batch) {
-        if (skip >= piece.byteLength) {
-          skip -= piece.byteLength;
-          continue;
-        }
-        rest.push(skip > 0 ? piece.subarray(skip) : piece);
-        skip = 0;
-      }
-      batch = rest;
-    }
   }
 }
 

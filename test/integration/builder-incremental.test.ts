@@ -185,13 +185,6 @@ test('a build copies unchanged atoms from the bundle it wrote last, never from o
   }
 });
 
-test('a file written in pieces (more than one writev can take) is the pieces in order', async () => {
-  const pieces = Array.from({ length: 2500 }, (_, i) => Buffer.from(`${i}:é€\n`));
-  const file = join(tempDir(), 'pieces.txt');
-  await writeFileAtomic(file, pieces, 0o644, { durable: false });
-  assert.deepEqual(readFileSync(file), Buffer.concat(pieces));
-});
-
 test('a replaced file is freed after the write: a reader that has it open reads it whole, and no temp file stays', async () => {
   const folder = tempDir();
   const file = join(folder, 'latest.js');
