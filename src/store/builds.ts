@@ -2,11 +2,13 @@
  * Build records: what each build of latest.js did (status, order, error), the newest 100 kept
  * in the `builds` table, the last one in memory for get_status and the tree.
  *
- * A build's order is ~270 KB at 10,000 atoms and most changes keep it, so an order equal to the
- * previous build's is journaled as `sameOrder` and stored once: such a build's `build_log` is
- * SAME_ORDER, read as the order of the newest build before it that holds one (the oldest build
- * kept receives the order before older ones are dropped). 100 builds at 10,000 atoms were 26 MiB
- * of copies.
+ * A build's order is ~270 KB at 10,000 atoms (1.3 MiB at 50,000) and most changes keep it, so an
+ * order equal to the previous build's is journaled as `sameOrder` and stored once: such a build's
+ * `build_log` is SAME_ORDER, read as the order of the newest build before it that holds one (the
+ * oldest build kept receives the order before older ones are dropped). Only the newest order is
+ * kept: a new one empties the orders of the builds before it (nothing reads them; every created
+ * atom changes the order, and 100 of them at 50,000 atoms kept 130 MiB of orders in the database,
+ * which sql.js holds in memory). 100 builds at 10,000 atoms were 26 MiB of copies.
  */
 import type { SqlValue } from 'sql.js';
 import type { StoreDatabase } from './database.js';
@@ -34,6 +36,8 @@ const MAX_KEPT_BUILDS = 100;
 
 /** A build's `build_log` when its order is the previous build's (not JSON: never an order itself). */
 export const SAME_ORDER = '=';
+/** The `build_log` of a build older than the newest order: its order is not kept. */
+const NO_ORDER = '[]';
 
 /** The order a build row stands for: its own, or the newest before it that holds one. */
 const ORDER_OF = (id: string) =>
@@ -80,6 +84,10 @@ export function writeBuild(db: StoreDatabase, op: BuildOp): void {
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
     [b.status, b.bundle_path, b.atom_count, op.sameOrder ? SAME_ORDER : JSON.stringify(b.order), b.error_message, b.duration_ms, b.created_at],
   );
+  // A new order: the builds before it keep their records, not their orders.
+  if (!op.sameOrder) {
+    db.run(`UPDATE builds SET build_log = '${NO_ORDER}' WHERE id < (SELECT MAX(id) FROM builds) AND build_log NOT IN ('${SAME_ORDER}', '${NO_ORDER}')`);
+  }
   const oldestKept = `(SELECT MAX(id) FROM builds) - ${MAX_KEPT_BUILDS - 1}`;
   // The oldest build kept takes the order it stands for before the builds holding it are dropped.
   db.run(

@@ -190,7 +190,7 @@ test('a row sealed by this machine loads without its code being parsed again; a 
   await store.close();
 });
 
-test('builds keep an unchanged order once, and the oldest build kept still knows its order once older ones are dropped', async () => {
+test('builds keep only the newest order, once, and it survives the builds that held it being dropped', async () => {
   const dir = tempDir();
   const store = await AtomStore.open(dir);
   await store.upsert(physicsConfig);
@@ -199,20 +199,35 @@ test('builds keep an unchanged order once, and the oldest build kept still knows
   });
   const first = ['physics_config', 'math_clamp'];
   const second = ['math_clamp', 'physics_config'];
+  const third = ['math_clamp', 'physics_config', 'z_helper'];
   await store.recordBuild(record(first));
   for (let i = 0; i < 60; i++) await store.recordBuild(record([...first]));
+  // Every created atom changes the order: only the newest is kept.
+  await store.recordBuild(record(second));
+  await store.recordBuild(record(third));
   await store.recordBuild(record(second));
   for (let i = 0; i < 60; i++) await store.recordBuild(record([...second]));
   assert.deepEqual(store.lastBuild()?.order, second);
   await store.close();
 
-  const rows = await onDisk(dir, (db) => all(db, 'SELECT id, build_log FROM builds ORDER BY id'));
+  const orders = async () => {
+    const rows = await onDisk(dir, (db) => all(db, 'SELECT id, build_log FROM builds ORDER BY id'));
+    return { rows, kept: rows.filter((r) => r[1] !== '=' && r[1] !== '[]').map((r) => JSON.parse(r[1] as string)) };
+  };
+  let { rows, kept } = await orders();
   assert.equal(rows.length, 100, 'the newest 100 builds are kept');
-  const orders = rows.filter((r) => r[1] !== '=');
-  assert.deepEqual(orders.map((r) => JSON.parse(r[1] as string)), [first, second], 'each order is stored once: by the oldest build kept, and where it changed');
-  assert.equal(orders[0]![0], rows[0]![0]);
+  assert.deepEqual(kept, [second], 'one order is stored: the newest');
 
+  // More than 100 builds since the order last changed: the build holding it is dropped, and the
+  // oldest build kept takes the order first.
   const reopened = await AtomStore.open(dir);
   assert.deepEqual(reopened.lastBuild()?.order, second);
+  for (let i = 0; i < 100; i++) await reopened.recordBuild(record([...second]));
   await reopened.close();
+  ({ rows, kept } = await orders());
+  assert.deepEqual(kept, [second]);
+  assert.notEqual(rows[0]![1], '=', 'the oldest build kept holds the order');
+  const again = await AtomStore.open(dir);
+  assert.deepEqual(again.lastBuild()?.order, second);
+  await again.close();
 });
