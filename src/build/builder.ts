@@ -50,7 +50,7 @@ export class Builder {
    * did not change from it (whatever has become of its name since), instead of keeping the
    * bundle's bytes in memory. `stat` is how it was left, so a change by someone else is seen.
    */
-  private last: { handle: FileHandle; stat: Stats } | undefined;
+  private last: WrittenFile | undefined;
   /** What builds write through (one at a time), kept: buffers per build were garbage awaiting a full GC. */
   private buffers: [Buffer, Buffer] | undefined;
 
@@ -409,11 +409,17 @@ async function writePlan(out: FileHandle, plan: BundlePlan, from: FileHandle | u
 
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 
+/** A bundle this builder wrote, open, and how it was left. */
+interface WrittenFile {
+  handle: FileHandle;
+  stat: Stats;
+}
+
 /** The bundle written last ends before a run the plan copies from it: someone cut it short. */
 class BundleShorter extends Error {}
 
 /** Whether the bundle written last is as this builder left it (size, times and inode). */
-async function unchanged(last: { handle: FileHandle; stat: Stats }): Promise<boolean> {
+async function unchanged(last: WrittenFile): Promise<boolean> {
   try {
     const now = await last.handle.stat();
     return now.size === last.stat.size && now.mtimeMs === last.stat.mtimeMs && now.ctimeMs === last.stat.ctimeMs && now.ino === last.stat.ino;

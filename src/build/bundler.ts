@@ -314,30 +314,25 @@ export class IncrementalBundler {
       if (tail?.kind === 'atoms' && tail.to === i) tail.to = i + 1;
       else parts.push({ kind: 'atoms', from: i, to: i + 1 });
     };
-    const copy = (i: number, from: number) => {
+    // Positions [at, at + count) as the written bundle's [from, from + count), copied in one run.
+    const copy = (at: number, from: number, count: number) => {
+      if (count <= 0) return;
       const start = starts[from]!;
-      const end = starts[from + 1]!;
-      lengths[i] = end - start;
+      const end = starts[from + count]!;
+      lengths.set(last.lengths.subarray(from, from + count), at);
       const tail = parts.at(-1);
       if (tail?.kind === 'copy' && tail.end === start) tail.end = end;
       else parts.push({ kind: 'copy', start, end });
     };
     if (last.order === this.published) {
       // The order is the written bundle's: only the positions changed since are encoded.
-      const dirty = [...this.dirty].sort((a, b) => a - b);
       let next = 0;
-      for (const p of dirty) {
-        if (p > next) {
-          parts.push({ kind: 'copy', start: starts[next]!, end: starts[p]! });
-          lengths.set(last.lengths.subarray(next, p), next);
-        }
+      for (const p of [...this.dirty].sort((a, b) => a - b)) {
+        copy(next, next, p - next);
         encode(p);
         next = p + 1;
       }
-      if (next < n) {
-        parts.push({ kind: 'copy', start: starts[next]!, end: starts[n]! });
-        lengths.set(last.lengths.subarray(next, n), next);
-      }
+      copy(next, next, n - next);
       return parts;
     }
     // A new order: each atom's chunk is where the written bundle has it, if it is the same atom.
@@ -345,7 +340,7 @@ export class IncrementalBundler {
     for (let i = 0; i < n; i++) {
       const atom = this.laid[i]!;
       const was = last.positions.get(atom.name);
-      if (was !== undefined && last.atoms[was] === atom) copy(i, was);
+      if (was !== undefined && last.atoms[was] === atom) copy(i, was, 1);
       else encode(i);
     }
     return parts;
