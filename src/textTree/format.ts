@@ -15,9 +15,12 @@ export function atomFileText(atom: Atom): string {
   return formatAtomSource(atom);
 }
 
-/** A short content hash (sha-256, 64 bits in hex): what was written or imported, per atom. */
+/**
+ * A short content hash (sha-256, 64 bits in hex): what was written or imported, per atom. Its
+ * first 8 bytes hexed, not the 64 digits sliced: a slice keeps the whole string alive.
+ */
 export function hashText(text: string | Buffer): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+  return createHash('sha256').update(text).digest().toString('hex', 0, 8);
 }
 
 /** The atom a file name stands for: `x.js` -> `x`; undefined for files that are not `.js` or hidden (temp files). */

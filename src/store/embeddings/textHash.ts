@@ -5,5 +5,6 @@ import { createHash } from 'node:crypto';
  * restored or edited database re-embeds only atoms whose text really changed.
  */
 export function textHash(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
+  // The first 16 bytes hexed, not the 64 digits sliced: a slice keeps the whole string alive.
+  return createHash('sha256').update(text, 'utf8').digest().toString('hex', 0, 16);
 }
