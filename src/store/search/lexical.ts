@@ -41,7 +41,8 @@ export class PackedWords implements WordLookup, Iterable<string> {
 
   constructor(words: Iterable<string>) {
     const distinct = [...new Set(words)].filter((w) => w.length > 0 && !/\s/.test(w));
-    this.packed = distinct.length === 0 ? ' ' : ` ${distinct.join(' ')} `;
+    // One join: a flat string, where a template keeps a tree of three.
+    this.packed = distinct.length === 0 ? ' ' : ['', ...distinct, ''].join(' ');
   }
 
   has(word: string): boolean {
@@ -69,8 +70,8 @@ export const QUERY_DEFAULTS = {
 };
 
 export class LexicalIndex {
-  /** How many atoms use each code identifier and name word (lowercase): rare ones say more. */
-  private readonly frequency = new Map<string, number>();
+  /** How many atoms use each code identifier (lowercase) and each name word: rare ones say more. */
+  private readonly frequency = { code: new Map<string, number>(), name: new Map<string, number>() };
   private readonly wordsOf = new Map<string, AtomWords>();
   private readonly index = fullTextIndex();
 
@@ -112,9 +113,12 @@ export class LexicalIndex {
     const words: AtomWords = {
       name: new PackedWords(terms(atom.name)),
       code: new PackedWords(texts[3].split(' ').map((k) => k.toLowerCase())),
-      dependencies: [...atom.dependencies],
+      // The atom's own list: an atom is replaced on change, never changed in place.
+      dependencies: atom.dependencies,
     };
-    for (const k of keysOf(words)) this.frequency.set(k, (this.frequency.get(k) ?? 0) + 1);
+    const { code, name } = this.frequency;
+    for (const k of words.code) code.set(k, (code.get(k) ?? 0) + 1);
+    for (const t of words.name) name.set(t, (name.get(t) ?? 0) + 1);
     this.wordsOf.set(atom.name, words);
   }
 
@@ -130,7 +134,8 @@ export class LexicalIndex {
 
   clear(): void {
     this.index.clear();
-    this.frequency.clear();
+    this.frequency.code.clear();
+    this.frequency.name.clear();
     this.wordsOf.clear();
   }
 
@@ -139,18 +144,15 @@ export class LexicalIndex {
    * one no atom uses: `imul` in one atom weighs far more than `Math` in most of them.
    */
   idf(kind: 'code' | 'name', word: string): number {
-    const n = this.frequency.get(`${kind}:${kind === 'code' ? word.toLowerCase() : word}`) ?? 0;
+    const n = this.frequency[kind].get(kind === 'code' ? word.toLowerCase() : word) ?? 0;
     return Math.log(1 + this.index.size / (n + 0.5));
   }
 
   private uncount(name: string): void {
     const words = this.wordsOf.get(name);
     if (!words) return;
-    for (const k of keysOf(words)) {
-      const n = (this.frequency.get(k) ?? 1) - 1;
-      if (n <= 0) this.frequency.delete(k);
-      else this.frequency.set(k, n);
-    }
+    uncountIn(this.frequency.code, words.code);
+    uncountIn(this.frequency.name, words.name);
     this.wordsOf.delete(name);
   }
 
@@ -186,10 +188,13 @@ function named(hit: { id: string; score: number }): RankedName {
   return { name: hit.id, score: hit.score };
 }
 
-/** The keys an atom's words are counted under in `frequency`. */
-function* keysOf(words: AtomWords): Iterable<string> {
-  for (const k of words.code) yield `code:${k}`;
-  for (const t of words.name) yield `name:${t}`;
+/** Counts each of `words` once less in `counts`. */
+function uncountIn(counts: Map<string, number>, words: Iterable<string>): void {
+  for (const k of words) {
+    const n = (counts.get(k) ?? 1) - 1;
+    if (n <= 0) counts.delete(k);
+    else counts.set(k, n);
+  }
 }
 
 /** The full-text index over FIELDS, with the query defaults every search starts from. */
