@@ -4,6 +4,7 @@
  * many bytes, since the last snapshot) and how it is scheduled.
  */
 import { writeFileAtomic } from '../util/atomicFile.js';
+import { releaseBuffer } from '../util/release.js';
 import type { Logger } from '../util/log.js';
 import type { StoreDatabase } from './database.js';
 import { storageError } from './diskErrors.js';
@@ -37,6 +38,9 @@ export async function writeSnapshot(db: StoreDatabase, seq: number, dbFile: stri
     await writeFileAtomic(dbFile, bytes);
   } catch (err) {
     throw storageError(dbFile, err);
+  } finally {
+    // A copy of sql.js's file, written: given back now rather than at a full collection.
+    releaseBuffer(bytes);
   }
   await journal.reset();
 }

@@ -15,6 +15,7 @@
  * marks it discarded and counts its postings in document frequencies until a vacuum.
  */
 import SearchableMap from 'minisearch/SearchableMap';
+import { releaseBuffer } from '../../util/release.js';
 
 export interface FullTextOptions {
   /** The fields in the order they are scored; a document gives one text per field. */
@@ -158,6 +159,7 @@ export class FullTextIndex {
             this.postings.append(this.lists[slot]! - 1, shortId, next());
           }
         }
+        spool.release();
       },
     };
     const spool = new Spool();
@@ -415,7 +417,7 @@ const SPOOL_CHUNK = 65_536;
 
 /**
  * Integers appended in chunks, so growing copies nothing, and read back once, in order; each
- * chunk is let go once read.
+ * chunk's memory is given back once read (releaseBuffer).
  */
 class Spool {
   private readonly chunks: Array<Int32Array | undefined> = [];
@@ -431,12 +433,21 @@ class Spool {
     this.last[this.used++] = value;
   }
 
-  /** Reads the integers in the order pushed, one per call. */
+  /** Gives back the chunks not read yet (the last one, once every integer was read). */
+  release(): void {
+    for (const chunk of this.chunks) if (chunk) releaseBuffer(chunk);
+    this.chunks.length = 0;
+    this.last = new Int32Array(0);
+    this.used = 0;
+  }
+
+  /** Reads the integers in the order pushed, one per call; each chunk is released once read. */
   reader(): () => number {
     let chunk = 0;
     let at = 0;
     return () => {
       if (at === SPOOL_CHUNK) {
+        releaseBuffer(this.chunks[chunk]!);
         this.chunks[chunk++] = undefined;
         at = 0;
       }
@@ -475,6 +486,7 @@ class Postings {
       // for the first few lists an edit moves was 10 MiB kept for good.
       const grown = new Int32Array(Math.max(this.end + size, this.data.length + (this.data.length >> 3)));
       grown.set(this.data.subarray(0, this.end));
+      releaseBuffer(this.data);
       this.data = grown;
     }
     const at = this.end;
@@ -554,6 +566,7 @@ class Postings {
       lists[slot] = end + 1;
       end += HEAD + capacity;
     }
+    releaseBuffer(this.data);
     this.data = data;
     this.end = end;
     this.waste = 0;
@@ -568,6 +581,7 @@ class Postings {
     for (const count of lists) if (count > 0) size += HEAD + count * 2;
     // Room after the lists for the first edits' moves: without it, the first list that moved
     // copied the whole array (20 MiB at 50,000 atoms) into one an eighth larger.
+    releaseBuffer(this.data);
     this.data = new Int32Array(Math.max(size + (size >> 4), 4096));
     let end = 0;
     for (let slot = 0; slot < lists.length; slot++) {
@@ -590,6 +604,7 @@ class Postings {
   }
 
   clear(): void {
+    releaseBuffer(this.data);
     this.data = new Int32Array(4096);
     this.end = 0;
     this.waste = 0;
