@@ -32,7 +32,8 @@ import { BuildRecords, type BuildRecord } from './builds.js';
 import { Compaction, writeSnapshot, type CompactionPolicy } from './compaction.js';
 import { readSnapshot, type StoreDatabase } from './database.js';
 import { isReadOnlyError, readOnlyError, storageError } from './diskErrors.js';
-import { slotRows, StoredEmbeddings, writeEmbeddings, type EmbeddingRow, type LegacyVector, type StoredEmbedding } from './embeddings/stored.js';
+import type { Vector } from './embeddings/float16.js';
+import { slotRows, StoredEmbeddings, writeEmbeddings, type EmbeddingRow, type LegacyVector, type StoredAs, type StoredEmbedding } from './embeddings/stored.js';
 import { VectorFile } from './embeddings/vectorFile.js';
 import { Journal, type JournalEntry, type JournalOp } from './journal.js';
 import { applyEntry, readStore, type Loaded } from './load.js';
@@ -317,9 +318,11 @@ export class AtomStore implements AtomReader, Disposable {
     return this.embeddings.get(name);
   }
 
-  /** A slice of the stored vectors, in name order (StoredEmbeddings.page). */
-  embeddingsPage(after: string, limit: number): { embeddings: StoredEmbedding[]; next: string | undefined } {
-    return this.embeddings.page(after, limit);
+  /** A slice of the stored vectors, in name order (StoredEmbeddings.page), each as `keep` makes it. */
+  embeddingsPage(after: string, limit: number): { embeddings: StoredEmbedding[]; next: string | undefined };
+  embeddingsPage<V>(after: string, limit: number, keep: (vector: Vector) => V): { embeddings: StoredAs<V>[]; next: string | undefined };
+  embeddingsPage<V>(after: string, limit: number, keep?: (vector: Vector) => V): { embeddings: StoredAs<V | Vector>[]; next: string | undefined } {
+    return keep ? this.embeddings.page(after, limit, keep) : this.embeddings.page(after, limit);
   }
 
   /** Why writes are refused, when the workspace could only be opened for reading. */

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { compactVector, LEGACY_INDEX_FILES, VectorIndex, type VectorMeta } from '../../src/store/search/vectorIndex.js';
 import { embeddingText } from '../../src/atoms/signature.js';
 import type { EmbeddingProvider } from '../../src/store/embeddings/provider.js';
+import type { Vector } from '../../src/store/embeddings/float16.js';
 import { textHash } from '../../src/store/embeddings/textHash.js';
 import { SearchIndex } from '../../src/store/search/searchIndex.js';
 import { MemorySource } from '../fixtures/search-source.js';
@@ -122,8 +123,8 @@ test('search reads the stored vectors at open a slice at a time (not 50,000 rows
   );
   const slices: number[] = [];
   const page = source.embeddingsPage.bind(source);
-  source.embeddingsPage = (after, limit) => {
-    const read = page(after, limit);
+  source.embeddingsPage = <V>(after: string, limit: number, keep: (vector: Vector) => V) => {
+    const read = page(after, limit, keep);
     slices.push(read.embeddings.length);
     return read;
   };

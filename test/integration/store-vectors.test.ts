@@ -58,6 +58,20 @@ test('vectors are kept in vectors.bin and read back the same after a reopen', as
     ['physics_config', [...roundToHalf(vectorOf(2))]],
   ]);
   assert.equal(page.next, undefined);
+  // Handed to `keep` as read, in bytes the page's reads share: nothing of a read outlives it.
+  const handed: ArrayLike<number>[] = [];
+  const kept = fromSnapshot.embeddingsPage('', 10, (vector) => {
+    handed.push(vector);
+    return [...vector];
+  });
+  assert.deepEqual(kept.embeddings.map((e) => [e.name, e.textHash, e.vector]), [
+    ['math_clamp', HASH_A, [...roundToHalf(vectorOf(1))]],
+    ['physics_config', HASH_B, [...roundToHalf(vectorOf(2))]],
+  ]);
+  const bytes = (v: ArrayLike<number>) => (v as Float32Array).buffer;
+  // Where binary16 is read as a view (Float16Array); without it, each read is decoded to a float32 copy.
+  if ('Float16Array' in globalThis) assert.equal(bytes(handed[0]!), bytes(handed[1]!), 'one buffer for every read of the page');
+  assert.notEqual(bytes(page.embeddings[0]!.vector), bytes(page.embeddings[1]!.vector), 'without keep, each vector has its own');
   await fromSnapshot.close();
 });
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cosine } from '../../src/store/embeddings/provider.js';
-import { compactVector, VectorIndex } from '../../src/store/search/vectorIndex.js';
+import { compactVector, VectorIndex, VectorSlab } from '../../src/store/search/vectorIndex.js';
 
 /**
  * A unit vector of 512 components, each a few hundredths, as USE-lite gives them: its largest
@@ -63,4 +63,18 @@ test('the index holds one compact vector an atom, whether filled at open or upse
     }
   }
   await index.dispose();
+});
+
+test('a slab compacts vectors into views of one buffer, each equal to its own compact vector', () => {
+  const random = seeded(11);
+  const vectors = Array.from({ length: 3 }, () => embeddingLike(random));
+  const slab = new VectorSlab(2, 512);
+  const [a, b, c] = vectors.map((v) => slab.take(v));
+  for (const [i, v] of [a!, b!, c!].entries()) assert.deepEqual([...v], [...compactVector(vectors[i]!)]);
+  assert.equal(a!.buffer, b!.buffer, 'the first two share the slab');
+  assert.equal(a!.buffer.byteLength, 2 * 512);
+  assert.notEqual(c!.buffer, a!.buffer, 'one past the room gets a buffer of its own');
+  const other = slab.take(new Float32Array([0.5, -1, 0.25]));
+  assert.deepEqual([...other], [64, -127, 32], 'another length: its own buffer, compacted the same way');
+  assert.deepEqual([...new VectorSlab(1, 3).take(new Int8Array([1, -2, 3]))], [1, -2, 3], 'an 8-bit vector is copied as it is');
 });

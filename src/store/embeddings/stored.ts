@@ -14,6 +14,9 @@ import type { SqlValue } from 'sql.js';
 import { decodeHalf, roundToHalf, type Vector } from './float16.js';
 import type { VectorFile } from './vectorFile.js';
 
+/** A stored vector's row with its vector as a page's `keep` made it. */
+export type StoredAs<V> = Omit<StoredEmbedding, 'vector'> & { vector: V };
+
 /** An atom's vector as the database keeps it, with what it was computed from. */
 export interface StoredEmbedding {
   name: string;
@@ -77,20 +80,30 @@ export class StoredEmbeddings {
    * `limit` rows (`next`: where the following slice starts; undefined after the last). Each vector
    * is read from its slot (a few milliseconds a slice of 2,000), so search's load reads the file a
    * slice at a time, with turns between.
+   *
+   * With `keep`, each vector is handed to it as read, in bytes every read of the page reuses, and
+   * the row holds what it returns: search keeps 8-bit copies, and the binary16 reads (a buffer of
+   * their own each, 50 MiB at 50,000 atoms) are not made at all.
    */
-  page(after: string, limit: number): { embeddings: StoredEmbedding[]; next: string | undefined } {
+  page(after: string, limit: number): { embeddings: StoredEmbedding[]; next: string | undefined };
+  page<V>(after: string, limit: number, keep: (vector: Vector) => V): { embeddings: StoredAs<V>[]; next: string | undefined };
+  page<V>(after: string, limit: number, keep?: (vector: Vector) => V): { embeddings: StoredAs<V | Vector>[]; next: string | undefined } {
     if (!this.db) return { embeddings: [], next: undefined };
     // Held vectors come only from a read-only store's upgrade, whose database names no slot.
-    if (this.held.size > 0) return { embeddings: after === '' ? [...this.held.values()].sort((a, b) => (a.name < b.name ? -1 : 1)) : [], next: undefined };
-    const embeddings: StoredEmbedding[] = [];
+    if (this.held.size > 0) {
+      const held = after === '' ? [...this.held.values()].sort((a, b) => (a.name < b.name ? -1 : 1)) : [];
+      return { embeddings: keep ? held.map((e) => ({ ...e, vector: keep(e.vector) })) : held, next: undefined };
+    }
+    const embeddings: StoredAs<V | Vector>[] = [];
+    const vectorAt = (slot: number, hash: string) => this.file.read(slot, hash, keep !== undefined);
     let last: string | undefined;
     let read = 0;
     for (const row of this.db.rows('SELECT name, model, text_hash, slot FROM embedding_slots WHERE name > ? ORDER BY name LIMIT ?', [after, limit])) {
       read++;
       if (typeof row[0] !== 'string') continue;
       last = row[0];
-      const e = this.slots.has(row[0]) ? storedOf(row, (slot, hash) => this.file.read(slot, hash)) : undefined;
-      if (e) embeddings.push(e);
+      const e = this.slots.has(row[0]) ? storedOf(row, vectorAt) : undefined;
+      if (e) embeddings.push(keep ? { ...e, vector: keep(e.vector) } : e);
     }
     return { embeddings, next: read < limit ? undefined : last };
   }

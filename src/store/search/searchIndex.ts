@@ -21,7 +21,7 @@ import { reciprocalRankFusion } from './fusion.js';
 import { LexicalIndex } from './lexical.js';
 import { queryShape, scoreCandidates, type Candidate } from './rank.js';
 import type { SearchStore, SearchStoreChange, StoredEmbedding } from './searchStore.js';
-import { compactVector, VectorIndex } from './vectorIndex.js';
+import { VectorIndex, VectorSlab } from './vectorIndex.js';
 import { asAtomName, terms } from './words.js';
 
 /** A stored vector as the index keeps it (compactVector). */
@@ -469,12 +469,15 @@ export class SearchIndex implements Disposable {
       if (!live.has(name) || this.vectors.meta(name)?.model !== this.provider.modelId) this.vectors.delete(name);
     }
     // In slices with turns between: 50,000 rows took 0.4 s in one piece, and tool calls waited.
-    // Each vector compacted as its page is read: the binary16 reads (50 MiB at 50,000 atoms) are
-    // garbage page by page instead of all held until the index is filled.
+    // Each vector compacted as it is read, into one buffer a page (VectorSlab): nothing of the
+    // binary16 reads (50 MiB at 50,000 atoms) outlives its read.
     const stored = new Map<string, IndexedEmbedding>();
+    let left = atoms.length;
     for (let after: string | undefined = ''; after !== undefined; ) {
-      const page = this.source.embeddingsPage(after, RECONCILE_SLICE);
-      for (const row of page.embeddings) stored.set(row.name, { ...row, vector: compactVector(row.vector) });
+      const slab = new VectorSlab(Math.min(RECONCILE_SLICE, Math.max(left, 0)), this.provider.dimensions);
+      const page: { embeddings: IndexedEmbedding[]; next: string | undefined } = this.source.embeddingsPage(after, RECONCILE_SLICE, (vector) => slab.take(vector));
+      for (const row of page.embeddings) stored.set(row.name, row);
+      left -= page.embeddings.length;
       after = page.next;
       await nextTurn();
     }

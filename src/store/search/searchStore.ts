@@ -5,7 +5,8 @@
  */
 import type { Atom } from '../../atoms/model.js';
 import type { Disposable } from '../../util/event.js';
-import type { StoredEmbedding } from '../embeddings/stored.js';
+import type { Vector } from '../embeddings/float16.js';
+import type { StoredAs, StoredEmbedding } from '../embeddings/stored.js';
 import type { StoreChange } from '../reader.js';
 
 // Owned by the store's modules (types only: search still imports no store code).
@@ -23,9 +24,10 @@ export interface SearchStore {
   getEmbedding(name: string): StoredEmbedding | undefined;
   /**
    * Stored vectors of atoms named after `after`, in name order, from at most `limit` rows; `next`
-   * is where the following slice starts (undefined: that was the last).
+   * is where the following slice starts (undefined: that was the last). Each vector is handed to
+   * `keep` as read, valid only during that call; the row holds what `keep` returns.
    */
-  embeddingsPage(after: string, limit: number): { embeddings: StoredEmbedding[]; next: string | undefined };
+  embeddingsPage<V>(after: string, limit: number, keep: (vector: Vector) => V): { embeddings: StoredAs<V>[]; next: string | undefined };
   /** Durable; rows for atoms that no longer exist are ignored. */
   putEmbeddings(rows: StoredEmbedding[]): Promise<void>;
 }

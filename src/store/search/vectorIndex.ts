@@ -56,13 +56,48 @@ interface Entry {
  */
 export function compactVector(vector: ArrayLike<number>): Int8Array {
   if (vector instanceof Int8Array) return vector;
+  return compactInto(vector, new Int8Array(vector.length));
+}
+
+/** `compactVector` into `out` (of the vector's length, zeros); returns `out`. */
+function compactInto(vector: ArrayLike<number>, out: Int8Array): Int8Array {
+  if (vector instanceof Int8Array) {
+    out.set(vector);
+    return out;
+  }
   let largest = 0;
   for (let i = 0; i < vector.length; i++) largest = Math.max(largest, Math.abs(vector[i]!));
-  const out = new Int8Array(vector.length);
   if (!(largest > 0) || !Number.isFinite(largest)) return out;
   const scale = 127 / largest;
   for (let i = 0; i < vector.length; i++) out[i] = Math.round(vector[i]! * scale);
   return out;
+}
+
+/**
+ * Room for `count` vectors of `dimensions` in one buffer, each compacted (`compactVector`) into a
+ * view of it as it is taken: at 50,000 atoms, a buffer of its own per vector cost about 10 MiB
+ * more (an ArrayBuffer and its native record each), and cosines over views are as fast. A view
+ * keeps the whole buffer alive, so a slab is freed once every vector of it is replaced: at worst,
+ * the size the vectors had when they were loaded. A vector of another length, or one past
+ * `count`, gets a buffer of its own.
+ */
+export class VectorSlab {
+  private readonly slab: Int8Array;
+  private used = 0;
+
+  constructor(
+    count: number,
+    private readonly dimensions: number,
+  ) {
+    this.slab = new Int8Array(count * dimensions);
+  }
+
+  take(vector: ArrayLike<number>): Int8Array {
+    if (vector.length !== this.dimensions || this.used + this.dimensions > this.slab.length) return compactVector(vector);
+    const view = this.slab.subarray(this.used, this.used + this.dimensions);
+    this.used += this.dimensions;
+    return compactInto(vector, view);
+  }
 }
 
 /** Files earlier versions kept in the vectors folder: a second copy of the database's vectors. */
@@ -181,7 +216,8 @@ export class VectorIndex {
       const byName = new Map(current.items.map((item) => [item.id, item]));
       for (const e of entries) {
         const vector = compactVector(e.vector);
-        byName.set(e.name, { id: e.name, metadata: { ...e.meta }, vector: vector as unknown as number[], norm: norm(vector) });
+        // The metadata object `known` holds (vectra does not change an item's metadata).
+        byName.set(e.name, { id: e.name, metadata: e.meta as ItemMeta, vector: vector as unknown as number[], norm: norm(vector) });
       }
       this.codec.hold({ ...current, items: [...byName.values()] });
       // A fresh LocalIndex reads the held object on first use.
