@@ -111,6 +111,20 @@ export class StoreDatabase {
     }
   }
 
+  /**
+   * The rows of a query one at a time, as it steps: a row not kept is garbage at once, where
+   * `rows` holds them all until the last is read. The statement is freed when the iteration ends,
+   * run to its end or stopped.
+   */
+  *eachRow(sql: string, params: SqlValue[] = []): Generator<SqlValue[]> {
+    const stmt = this.db.prepare(sql, params);
+    try {
+      while (stmt.step()) yield stmt.get();
+    } finally {
+      stmt.free();
+    }
+  }
+
   run(sql: string, params: SqlValue[] = []): void {
     this.db.run(sql, params);
   }

@@ -98,7 +98,7 @@ export class StoredEmbeddings {
     const vectorAt = (slot: number, hash: string) => this.file.read(slot, hash, keep !== undefined);
     let last: string | undefined;
     let read = 0;
-    for (const row of this.db.rows('SELECT name, model, text_hash, slot FROM embedding_slots WHERE name > ? ORDER BY name LIMIT ?', [after, limit])) {
+    for (const row of this.db.eachRow('SELECT name, model, text_hash, slot FROM embedding_slots WHERE name > ? ORDER BY name LIMIT ?', [after, limit])) {
       read++;
       if (typeof row[0] !== 'string') continue;
       last = row[0];

@@ -21,7 +21,7 @@ import { reciprocalRankFusion } from './fusion.js';
 import { LexicalIndex } from './lexical.js';
 import { queryShape, scoreCandidates, type Candidate } from './rank.js';
 import type { SearchStore, SearchStoreChange, StoredEmbedding } from './searchStore.js';
-import { VectorIndex, VectorSlab } from './vectorIndex.js';
+import { VectorIndex, VectorSlab, type VectorEntry } from './vectorIndex.js';
 import { asAtomName, terms } from './words.js';
 
 /** A stored vector as the index keeps it (compactVector). */
@@ -463,38 +463,37 @@ export class SearchIndex implements Disposable {
    */
   private async reconcileAll(): Promise<void> {
     const atoms = this.source.all();
-    const live = new Set(atoms.map((a) => a.name));
     // Gone atoms, and vectors of another model (they may not even have the same length).
     for (const name of this.vectors.names()) {
-      if (!live.has(name) || this.vectors.meta(name)?.model !== this.provider.modelId) this.vectors.delete(name);
+      if (!this.source.get(name) || this.vectors.meta(name)?.model !== this.provider.modelId) this.vectors.delete(name);
     }
-    // In slices with turns between: 50,000 rows took 0.4 s in one piece, and tool calls waited.
-    // Each vector compacted as it is read, into one buffer a page (VectorSlab): nothing of the
-    // binary16 reads (50 MiB at 50,000 atoms) outlives its read.
-    const stored = new Map<string, IndexedEmbedding>();
+    // Page by page, with turns between: 50,000 rows took 0.4 s in one piece, and tool calls
+    // waited. Each row's fate is decided as its page is read (hashing every atom's text is the
+    // costly part), and each vector compacted as it is read, into one buffer a page (VectorSlab):
+    // nothing of a page but the entries to index outlives it.
+    const entries: VectorEntry[] = [];
+    const toEmbed: string[] = [];
+    const withRow = new Set<string>();
     let left = atoms.length;
     for (let after: string | undefined = ''; after !== undefined; ) {
       const slab = new VectorSlab(Math.min(RECONCILE_SLICE, Math.max(left, 0)), this.provider.dimensions);
       const page: { embeddings: IndexedEmbedding[]; next: string | undefined } = this.source.embeddingsPage(after, RECONCILE_SLICE, (vector) => slab.take(vector));
-      for (const row of page.embeddings) stored.set(row.name, row);
+      for (const row of page.embeddings) {
+        const atom = this.source.get(row.name);
+        if (!atom) continue;
+        withRow.add(atom.name);
+        if (!this.isCurrent(atom, row)) toEmbed.push(atom.name);
+        // By reference: the vectors read from the database are the index's only copy (vectorIndex.ts).
+        else if (!this.isIndexed(atom, row)) entries.push({ name: atom.name, vector: row.vector, meta: { type: atom.type, model: row.model, textHash: row.textHash } });
+      }
       left -= page.embeddings.length;
       after = page.next;
       await nextTurn();
     }
-    // One pass decides each atom's fate (hashing every atom's text is the costly part).
-    const toIndex: Array<{ atom: Atom; row: IndexedEmbedding }> = [];
-    const toEmbed: string[] = [];
-    for (let i = 0; i < atoms.length; i++) {
-      const atom = atoms[i]!;
-      const row = stored.get(atom.name);
-      if (!row || !this.isCurrent(atom, row)) toEmbed.push(atom.name);
-      else if (!this.isIndexed(atom, row)) toIndex.push({ atom, row });
-      if (i % RECONCILE_SLICE === RECONCILE_SLICE - 1) await nextTurn();
-    }
-    if (toIndex.length > 0) {
-      // By reference: the vectors read from the database are the index's only copy (vectorIndex.ts).
-      await this.vectors.fill(toIndex.map(({ atom, row }) => ({ name: atom.name, vector: row.vector, meta: { type: atom.type, model: row.model, textHash: row.textHash } })));
-      this.progressEmitter.fire({ phase: 'indexing', done: toIndex.length, total: toIndex.length });
+    for (const atom of atoms) if (!withRow.has(atom.name)) toEmbed.push(atom.name);
+    if (entries.length > 0) {
+      await this.vectors.fill(entries);
+      this.progressEmitter.fire({ phase: 'indexing', done: entries.length, total: entries.length });
     }
     await this.vectors.flush();
     for (const name of toEmbed) void this.queue.request(name, false);
