@@ -51,8 +51,6 @@ export interface FullTextHit {
 interface Doc {
   readonly id: string;
   readonly tag: string;
-  /** Per field: its number of distinct tokens. */
-  readonly lengths: number[];
   /** The ids of the terms it is listed under (packIds), to take it out again. */
   terms: string;
   /** Its place in the scoring arrays (Scores): dense, given out again after a removal. */
@@ -83,6 +81,11 @@ export class FullTextIndex {
   private nextId = 0;
   /** Documents by slot (Doc.slot), and the slots of removed ones, to give out again. */
   private readonly bySlot: Array<Doc | undefined> = [];
+  /**
+   * Per slot and field (`slot * fields + field`): the document's number of distinct tokens in the
+   * field. An array per document took 4.6 MiB at 50,000 atoms; this takes 0.8.
+   */
+  private fieldLengths = new Int32Array(256);
   private readonly freeSlots: number[] = [];
   /** A search's running scores, kept between searches (a search allocates no object per match). */
   private readonly scores = new Scores();
@@ -175,14 +178,19 @@ export class FullTextIndex {
     const { fields, tokenize, processTerm } = this.options;
     const shortId = this.nextId++;
     this.shortIds.set(id, shortId);
-    const doc: Doc = { id, tag, lengths: new Array<number>(fields.length).fill(0), terms: '', slot: this.freeSlots.pop() ?? this.bySlot.length };
+    const doc: Doc = { id, tag, terms: '', slot: this.freeSlots.pop() ?? this.bySlot.length };
     this.docs.set(shortId, doc);
     this.bySlot[doc.slot] = doc;
+    if ((doc.slot + 1) * fields.length > this.fieldLengths.length) {
+      const grown = new Int32Array(Math.max((doc.slot + 1) * fields.length, this.fieldLengths.length * 2));
+      grown.set(this.fieldLengths);
+      this.fieldLengths = grown;
+    }
     const termIds: number[] = [];
     for (let field = 0; field < fields.length; field++) {
       const tokens = tokenize(texts[field] ?? '');
       const length = new Set(tokens).size;
-      doc.lengths[field] = length;
+      this.fieldLengths[doc.slot * fields.length + field] = length;
       // MiniSearch's running average, step for step, so scores match to the last bit.
       const count = this.docs.size - 1;
       this.averageLengths[field] = ((this.averageLengths[field] || 0) * count + length) / (count + 1);
@@ -207,10 +215,11 @@ export class FullTextIndex {
     if (shortId === undefined) return;
     const doc = this.docs.get(shortId)!;
     const count = this.docs.size;
-    doc.lengths.forEach((length, field) => {
-      this.averageLengths[field] = count === 1 ? 0 : (this.averageLengths[field]! * count - length) / (count - 1);
-    });
     const fields = this.options.fields.length;
+    for (let field = 0; field < fields; field++) {
+      const length = this.fieldLengths[doc.slot * fields + field]!;
+      this.averageLengths[field] = count === 1 ? 0 : (this.averageLengths[field]! * count - length) / (count - 1);
+    }
     for (const termId of unpackIds(doc.terms)) {
       let empty = true;
       for (let field = 0; field < fields; field++) {
@@ -250,6 +259,7 @@ export class FullTextIndex {
     this.shortIds.clear();
     this.bySlot.length = 0;
     this.freeSlots.length = 0;
+    this.fieldLengths = new Int32Array(256);
     this.averageLengths = [];
   }
 
@@ -340,7 +350,7 @@ export class FullTextIndex {
       for (let i = at + HEAD, end = at + HEAD + used; i < end; i += 2) {
         const doc = this.docs.get(data[i]!)!;
         const frequency = data[i + 1]!;
-        const length = doc.lengths[field]!;
+        const length = this.fieldLengths[doc.slot * boosts.length + field]!;
         const raw = idf * (BM25.d + (frequency * (BM25.k + 1)) / (frequency + BM25.k * (1 - BM25.b + (BM25.b * length) / average)));
         scores.add(doc.slot, factor * raw);
       }

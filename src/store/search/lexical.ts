@@ -37,12 +37,13 @@ export interface WordLookup {
  * name words, with the keys to count them, took 25 MiB at 10,000 atoms; this takes about 3.
  */
 export class PackedWords implements WordLookup, Iterable<string> {
-  private readonly packed: string;
+  /** `packed` as `pack` gives it. */
+  constructor(private readonly packed: string) {}
 
-  constructor(words: Iterable<string>) {
+  /** The distinct words (none with white space) as one string: one join, a flat string, where a template keeps a tree of three. */
+  static pack(words: Iterable<string>): string {
     const distinct = [...new Set(words)].filter((w) => w.length > 0 && !/\s/.test(w));
-    // One join: a flat string, where a template keeps a tree of three.
-    this.packed = distinct.length === 0 ? ' ' : ['', ...distinct, ''].join(' ');
+    return distinct.length === 0 ? ' ' : ['', ...distinct, ''].join(' ');
   }
 
   has(word: string): boolean {
@@ -69,10 +70,17 @@ export const QUERY_DEFAULTS = {
   weights: { fuzzy: 0.3, prefix: 0.5 },
 };
 
+/** An atom's words as the index keeps them: packed (PackedWords.pack), wrapped only when asked. */
+interface KeptWords {
+  name: string;
+  code: string;
+  dependencies: readonly string[];
+}
+
 export class LexicalIndex {
   /** How many atoms use each code identifier (lowercase) and each name word: rare ones say more. */
   private readonly frequency = { code: new Map<string, number>(), name: new Map<string, number>() };
-  private readonly wordsOf = new Map<string, AtomWords>();
+  private readonly wordsOf = new Map<string, KeptWords>();
   private readonly index = fullTextIndex();
 
   get size(): number {
@@ -110,21 +118,22 @@ export class LexicalIndex {
   /** Keeps the atom's words for the second pass, and counts them. */
   private count(atom: Atom, texts: ReturnType<typeof atomTexts>): void {
     this.uncount(atom.name);
-    const words: AtomWords = {
-      name: new PackedWords(terms(atom.name)),
-      code: new PackedWords(texts[3].split(' ').map((k) => k.toLowerCase())),
+    const words: KeptWords = {
+      name: PackedWords.pack(terms(atom.name)),
+      code: PackedWords.pack(texts[3].split(' ').map((k) => k.toLowerCase())),
       // The atom's own list: an atom is replaced on change, never changed in place.
       dependencies: atom.dependencies,
     };
     const { code, name } = this.frequency;
-    for (const k of words.code) code.set(k, (code.get(k) ?? 0) + 1);
-    for (const t of words.name) name.set(t, (name.get(t) ?? 0) + 1);
+    for (const k of new PackedWords(words.code)) code.set(k, (code.get(k) ?? 0) + 1);
+    for (const t of new PackedWords(words.name)) name.set(t, (name.get(t) ?? 0) + 1);
     this.wordsOf.set(atom.name, words);
   }
 
   /** The atom's name words, code identifiers and dependencies, as last put. */
   words(name: string): AtomWords | undefined {
-    return this.wordsOf.get(name);
+    const kept = this.wordsOf.get(name);
+    return kept && { name: new PackedWords(kept.name), code: new PackedWords(kept.code), dependencies: kept.dependencies };
   }
 
   remove(name: string): void {
@@ -151,8 +160,8 @@ export class LexicalIndex {
   private uncount(name: string): void {
     const words = this.wordsOf.get(name);
     if (!words) return;
-    uncountIn(this.frequency.code, words.code);
-    uncountIn(this.frequency.name, words.name);
+    uncountIn(this.frequency.code, new PackedWords(words.code));
+    uncountIn(this.frequency.name, new PackedWords(words.name));
     this.wordsOf.delete(name);
   }
 
