@@ -132,7 +132,7 @@ export class TextRecords {
       if (!name || name.startsWith('#')) continue;
       if (file === '-') this.records.delete(name);
       else if (file && atom && /^[0-9a-f]{16}$/.test(file) && /^[0-9a-f]{16}$/.test(atom)) {
-        this.records.set(name, packRecord(stat && /^\d+:\d+:\d+$/.test(stat) ? { file, atom, stat } : { file, atom }));
+        this.records.set(ownCopy(name), packRecord(stat && /^\d+:\d+:\d+$/.test(stat) ? { file, atom, stat } : { file, atom }));
       }
     }
     this.closedCleanly = lines.at(-1) === '' && lines.at(-2) === CLOSED;
@@ -159,6 +159,14 @@ export class TextRecords {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
   }
+}
+
+/**
+ * A copy of `text` that shares nothing with the string it was cut from: a name split out of the
+ * file is a slice of it, and 50,000 of them kept the whole file's text (4.4 MiB) alive.
+ */
+function ownCopy(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
 }
 
 /** A record as its line holds it after the name; join makes it one flat string. */
