@@ -64,8 +64,8 @@ export function findTarget(id: string): AgentTarget {
 }
 
 /**
- * The command line an agent runs: `node --max-semi-space-size=8 <cli.js> serve --workspace <dir>
- * --stdio` (the V8 option keeps the server's young generation small: util/nodeFlags.ts).
+ * The command line an agent runs: `node --max-semi-space-size=8 --heap-growing-percent=50 <cli.js>
+ * serve --workspace <dir> --stdio` (the V8 options keep the server's heap small: util/nodeFlags.ts).
  */
 export function stdioServer(nodeCommand: string, cliPath: string, workspaceDir: string): StdioServer {
   return { command: nodeCommand, args: [...NODE_FLAGS, cliPath, 'serve', '--workspace', workspaceDir, '--stdio'] };

@@ -9,7 +9,7 @@ const server = stdioServer('node', '/ext/dist/cli.js', '/proj');
 
 describe('Connect Other Agents: config files', () => {
   it('uses the stdio command line of the CLI, with a small young generation for V8', () => {
-    assert.deepEqual(server, { command: 'node', args: ['--max-semi-space-size=8', '/ext/dist/cli.js', 'serve', '--workspace', '/proj', '--stdio'] });
+    assert.deepEqual(server, { command: 'node', args: ['--max-semi-space-size=8', '--heap-growing-percent=50', '/ext/dist/cli.js', 'serve', '--workspace', '/proj', '--stdio'] });
   });
 
   it('creates a missing Claude Code .mcp.json with our entry', () => {

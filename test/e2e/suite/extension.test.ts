@@ -258,7 +258,7 @@ describe('Atomic Coding in the VS Code extension host', function () {
     const claude = JSON.parse(readFileSync(join(folder, '.mcp.json'), 'utf8'));
     const cursor = JSON.parse(readFileSync(join(folder, '.cursor', 'mcp.json'), 'utf8'));
     const cli = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'cli.js');
-    assert.deepEqual(claude.mcpServers['atomic-coding'].args, ['--max-semi-space-size=8', cli, 'serve', '--workspace', folder, '--stdio']);
+    assert.deepEqual(claude.mcpServers['atomic-coding'].args, ['--max-semi-space-size=8', '--heap-growing-percent=50', cli, 'serve', '--workspace', folder, '--stdio']);
     assert.ok(existsSync(cli), 'the command line ships in the .vsix');
     assert.deepEqual(cursor.mcpServers.other, { command: 'other-server' });
     assert.equal(cursor.mcpServers['atomic-coding'].command, 'node');
