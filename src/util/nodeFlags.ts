@@ -20,9 +20,9 @@
  * load in the background then added 70 MiB it keeps and as much garbage before V8 collected, at
  * a heap of 310-320 MiB: the server's peak (580-616 MiB with the semi-space option alone). With
  * the option V8 collects during the load instead (9 full collections against 5, mostly
- * concurrent): in three runs of the footprint bench the 50,000-atom peak was 539-585 MiB (the
+ * concurrent): in four runs of the footprint bench the 50,000-atom peak was 522-585 MiB (the
  * build before, with the semi-space option: 599-629), with the open (1.4-1.6 s), upsert p50
- * (41-47 ms) and search p50 (45-50 ms) within the noise of the same runs; the server lists its
+ * (41-50 ms) and search p50 (45-55 ms) within the noise of the same runs; the server lists its
  * tools 20-40 ms later at 1,000 and 10,000 atoms (more collections while its code loads). 100
  * took off half as much at 50,000 atoms.
  *
