@@ -51,7 +51,8 @@ export class TextRecords {
   /**
    * Name -> the record as its line holds it after the name (`file<TAB>atom[<TAB>stat]`): one flat
    * string per atom. An object of three strings, two of them slices of 64-digit hashes and the
-   * stat a template's tree of strings, took 20 MiB at 50,000 atoms; this takes about 5.
+   * stat a template's tree of strings, took 20 MiB at 50,000 atoms; this takes about 8, names and
+   * map included.
    */
   private readonly records = new Map<string, string>();
   private fd: number | undefined;
