@@ -181,11 +181,7 @@ export class FullTextIndex {
     const doc: Doc = { id, tag, terms: '', slot: this.freeSlots.pop() ?? this.bySlot.length };
     this.docs.set(shortId, doc);
     this.bySlot[doc.slot] = doc;
-    if ((doc.slot + 1) * fields.length > this.fieldLengths.length) {
-      const grown = new Int32Array(Math.max((doc.slot + 1) * fields.length, this.fieldLengths.length * 2));
-      grown.set(this.fieldLengths);
-      this.fieldLengths = grown;
-    }
+    this.fieldLengths = withRoom(this.fieldLengths, (doc.slot + 1) * fields.length);
     const termIds: number[] = [];
     for (let field = 0; field < fields.length; field++) {
       const tokens = tokenize(texts[field] ?? '');
@@ -369,11 +365,7 @@ export class FullTextIndex {
     this.termKeys[termId] = key;
     this.dictionary.set(key, termId);
     const fields = this.options.fields.length;
-    if ((termId + 1) * fields > this.lists.length) {
-      const grown = new Int32Array(Math.max((termId + 1) * fields, this.lists.length * 2));
-      grown.set(this.lists);
-      this.lists = grown;
-    }
+    this.lists = withRoom(this.lists, (termId + 1) * fields);
     return termId;
   }
 
@@ -412,6 +404,14 @@ export function unpackIds(packed: string): number[] {
     ids.push(code < 0x8000 ? code : ((code & 0x7fff) << 15) | packed.charCodeAt(++i));
   }
   return ids;
+}
+
+/** `array`, or a copy of it twice as long (at least `length`) when it is shorter than `length`. */
+function withRoom(array: Int32Array<ArrayBuffer>, length: number): Int32Array<ArrayBuffer> {
+  if (length <= array.length) return array;
+  const grown = new Int32Array(Math.max(length, array.length * 2));
+  grown.set(array);
+  return grown;
 }
 
 /** A load in progress (FullTextIndex.load). */
