@@ -12,6 +12,10 @@
  *   app held-out    the other half: only reported
  *   text tuned      half of the text-tools queries (written before issue 16's ranking changes)
  *   text held-out   the other half: only reported
+ *   code tuned      half of the queries an agent types half-remembering an atom (test/fixtures/
+ *                   search-code-queries.ts: a name fragment, an API call, code words, jargon, a
+ *                   short request), over all three sets' atoms; written before round 4's changes
+ *   code held-out   the other half: only reported
  *
  * Prints recall@1, recall@5 and MRR for words alone, meaning alone and the fused ranking the
  * product uses. Runs the real embedding model; nothing is downloaded.
@@ -28,6 +32,7 @@ import { UseLiteProvider } from '../../src/store/embeddings/useLite.js';
 import { SearchIndex, type SearchMode } from '../../src/store/search/searchIndex.js';
 import { GAME_ATOMS, GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
 import { APP_ATOMS, APP_HELD_OUT, APP_TUNED, type QueryKind } from '../fixtures/search-app-atoms.js';
+import { CODE_HELD_OUT, CODE_TUNED } from '../fixtures/search-code-queries.js';
 import { MemorySource } from '../fixtures/search-source.js';
 import { TEXT_ATOMS, TEXT_HELD_OUT, TEXT_TUNED } from '../fixtures/search-text-atoms.js';
 
@@ -72,6 +77,8 @@ export const EVAL_SETS: Array<{ set: string; tuned: boolean; queries: EvalQuery[
   { set: 'app held-out', tuned: false, queries: APP_HELD_OUT },
   { set: 'text tuned', tuned: true, queries: TEXT_TUNED },
   { set: 'text held-out', tuned: false, queries: TEXT_HELD_OUT },
+  { set: 'code tuned', tuned: true, queries: CODE_TUNED },
+  { set: 'code held-out', tuned: false, queries: CODE_HELD_OUT },
 ];
 
 export async function evaluateSearch(options: { productOnly?: boolean; heldOutMisses?: boolean } = {}): Promise<{ rows: EvalRow[]; misses: string[] }> {
