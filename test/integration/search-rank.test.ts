@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { UseLiteProvider } from '../../src/store/embeddings/useLite.js';
 import { SearchIndex } from '../../src/store/search/searchIndex.js';
 import { GAME_ATOMS } from '../fixtures/game-atoms.js';
-import { APP_ATOMS } from '../fixtures/search-app-atoms.js';
+import { APP_ATOMS, atom, port } from '../fixtures/search-app-atoms.js';
 import { MemorySource } from '../fixtures/search-source.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -31,6 +31,29 @@ test('a distinctive API or abbreviation puts the atom that uses it first', async
   assert.equal(await first('Math.imul'), 'seeded_random');
   assert.equal(await first('BFS'), 'grid_shortest_path');
   assert.equal(await first('Math.hypot'), 'circle_overlap');
+});
+
+test('a fragment copied from code puts the atom whose code holds it first, spaces as they come', async () => {
+  // Three atoms with the same words in their code; only one holds the fragment as written.
+  const queue = (name: string, description: string, body: string) =>
+    atom(name, 'util', description, [port('items:number[]'), port('head:number')], [port('n:number')], [], `function ${name}(items, head) {\n${body}\n}`);
+  const local = new MemorySource(join(tempDir('atomic-search-literal-'), '.atomic'), [
+    queue('queue_reset_head', 'Moves the read position back to the start', '  head = 0;\n  return items.length + head;'),
+    queue('queue_clear', 'Empties a queue', '  const n = items.length;\n  items.length = 0;\n  return n + head * 0;'),
+    queue('queue_remaining', 'How many items are left to read', '  return items.length - head > 0 ? items.length - head : 0;'),
+  ]);
+  const literalIndex = new SearchIndex(local, new UseLiteProvider(), { backlogDelayMs: 0 });
+  try {
+    await literalIndex.whenIdle();
+    for (const query of ['items.length = 0', 'items.length=0;']) {
+      assert.equal((await literalIndex.search(query)).hits[0]?.atom.name, 'queue_clear', query);
+    }
+    const { hits } = await literalIndex.search('items.length = 0', { type: 'feature' });
+    assert.deepEqual(hits, [], 'the type filter holds for what the scan finds');
+  } finally {
+    await literalIndex.close();
+  }
+  assert.equal(await first('acc[row[field]] ??= []'), 'group_by');
 });
 
 test('"X, not Y" puts the sibling X first', async () => {

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { validateDraft } from '../../src/atoms/validate.js';
 import type { Atom } from '../../src/atoms/model.js';
 import { LexicalIndex } from '../../src/store/search/lexical.js';
-import { codeOverlap, namesUnwanted, queryShape, scoreCandidates, type Candidate } from '../../src/store/search/rank.js';
-import { withoutCode } from '../../src/store/search/words.js';
+import { codeOverlap, literalPattern, namesUnwanted, queryShape, scoreCandidates, type Candidate } from '../../src/store/search/rank.js';
+import { CODE_LIKE, withoutCode } from '../../src/store/search/words.js';
 import { GAME_ATOMS } from '../fixtures/game-atoms.js';
 import { APP_ATOMS } from '../fixtures/search-app-atoms.js';
 
@@ -25,6 +25,57 @@ test('code-like and short queries read as identifiers; sentences do not', () => 
   }
   assert.equal(queryShape('make the character go up').identifierLike, false);
   assert.deepEqual(queryShape('localStorage.setItem').codeTokens, ['localStorage', 'setItem']);
+});
+
+test('words with digits are written like code; English words, acronyms and a sentence\'s punctuation are not', () => {
+  for (const t of ['UTF8', 'len2', 'atan2', 'x2', 'Math.hypot', '.splice', 'setItem', 'toString(16)', 'is_key_down']) assert.ok(CODE_LIKE.test(t), t);
+  for (const t of ['Make', 'I', 'distance', 'HP', 'NFD', 'up.', '(between', 'max)']) assert.ok(!CODE_LIKE.test(t), t);
+  assert.deepEqual(queryShape('len2 Math.hypot').codeTokens, ['len2', 'Math', 'hypot']);
+});
+
+test('a short query looks for its plain words in the code too; a sentence does not', () => {
+  assert.deepEqual(queryShape('normalize NFD').inCode, ['normalize', 'NFD']);
+  assert.deepEqual(queryShape('splice').inCode, ['splice']);
+  assert.deepEqual(queryShape('remove an item from the bag').inCode, []);
+  // slugify calls .normalize('NFD'); vec_normalize only has the word in its name.
+  const shape = queryShape('normalize NFD');
+  const slug = { name: 'slugify', code: "function slugify(title) {\n  return title.normalize('NFD').toLowerCase();\n}" };
+  const vec = { name: 'vec_normalize', code: 'function vec_normalize(x, y) {\n  const n = Math.hypot(x, y);\n  return { x: x / n, y: y / n };\n}' };
+  assert.equal(codeOverlap(shape, slug.code, rarity), 1);
+  assert.equal(codeOverlap(shape, vec.code, rarity), 0);
+});
+
+test('a query with code punctuation is a pattern over code: spaces between symbols optional, between words kept', () => {
+  const redo = literalPattern('redo.length=0')!;
+  assert.ok(redo.test('  redo.length = 0;'));
+  assert.ok(!redo.test('redo_length = 0'), 'the dot is a dot, not any character');
+  const words = literalPattern('return a ?? []')!;
+  assert.ok(words.test('return a ?? [];'));
+  assert.ok(!words.test('returna ?? []'), 'two words stay two words');
+  const regex = literalPattern('\\{(\\w+)\\}')!;
+  assert.ok(regex.test("text.replace(/\\{(\\w+)\\}/g, fill)"), 'regex characters match themselves');
+  assert.equal(literalPattern('make the character go up'), null, 'prose has no code punctuation');
+  assert.equal(literalPattern('what is it?'), null, 'a question mark is prose');
+  assert.equal(literalPattern(`a = ${'b'.repeat(100)}`), null, 'a paragraph is not a fragment of code');
+  assert.equal(queryShape('??= []').identifierLike, true);
+  assert.equal(queryShape('clamp a value (between the min and the max)').identifierLike, false, 'a sentence with a parenthesis is prose');
+});
+
+test('the atom whose code holds the query as written comes first, and scores stay 0..1', () => {
+  const shape = queryShape('redo.length = 0');
+  const candidates: Candidate[] = ['editor_redo', 'editor_insert_text'].map((name) => ({
+    name,
+    lexical: name === 'editor_redo' ? 1 : 0.6,
+    related: 0,
+    cosine: name === 'editor_redo' ? 0.5 : 0.4,
+    code: '',
+    literal: name === 'editor_insert_text',
+  }));
+  const scores = scoreCandidates(shape, candidates, rarity);
+  assert.ok(scores.get('editor_insert_text')! > scores.get('editor_redo')!, JSON.stringify([...scores]));
+  for (const s of scores.values()) assert.ok(s >= 0 && s <= 1, String(s));
+  const plain = scoreCandidates(queryShape('redo'), candidates.map((c) => ({ ...c, literal: false })), rarity);
+  assert.ok(plain.get('editor_redo')! > plain.get('editor_insert_text')!, 'without the literal, the rest of the evidence decides');
 });
 
 test('related words widen the plain words of a query, not the parts of its API names', () => {

@@ -12,8 +12,10 @@
  *   more than they reorder it;
  * - meaning: cosine of query and atom, relative to the best candidate's;
  * - name: the share of the query's words that are words of the atom's name;
- * - code: the share of the query's code-like tokens (`setItem`, `Math.hypot`, `is_key_down`) that
- *   the atom's code uses verbatim.
+ * - code: the share of the query's code-like tokens (`setItem`, `Math.hypot`, `is_key_down`), and
+ *   of a short query's plain words (`splice`, `normalize NFD`), that the atom's code uses verbatim;
+ * - literal: for a query copied from code (`redo.length = 0`, `??= []`), whether the atom's code
+ *   holds it as written.
  *
  * Identifier-like queries (code tokens, or two words or fewer) weigh words, name and code more
  * and meaning less: the sentence encoder knows little about `imul`.
@@ -33,6 +35,8 @@ export interface Candidate {
   code: string;
   /** The atom's words as the full-text index keeps them (no code is read per query). */
   words?: AtomWords;
+  /** Whether the atom's code holds the query as written (QueryShape.literal). */
+  literal?: boolean;
 }
 
 export interface QueryShape {
@@ -46,6 +50,17 @@ export interface QueryShape {
   unwanted: string[];
   /** Tokens written like code, as typed: `localStorage`, `setItem`, `is_key_down`. */
   codeTokens: string[];
+  /**
+   * What is looked for verbatim among the identifiers an atom's code uses: the code tokens and,
+   * in a query written like code or short, its plain words too (`splice`, `hypot`, `normalize`).
+   */
+  inCode: string[];
+  /**
+   * For a query with code's punctuation (`redo.length = 0`, `??= []`, `\{(\w+)\}`): the query as a
+   * pattern over code, white space free between symbols; an atom whose code holds it is the one
+   * the agent copied it from. Null for other queries.
+   */
+  literal: RegExp | null;
 }
 
 /** How rare a word is among the atoms (LexicalIndex.idf); 0 for one no atom has. */
@@ -59,6 +74,8 @@ interface Weights {
   code: number;
   /** Taken off when the name holds a word the query rules out. */
   unwanted: number;
+  /** The code holds the query as written (counted only for a query that has a literal). */
+  literal: number;
   /**
    * Added for an atom that another candidate calls when both match the query by name: "lerp"
    * means `math_lerp` (which `color_lerp` calls) more than `color_lerp`.
@@ -68,12 +85,18 @@ interface Weights {
 
 /** Chosen on the tuned halves of npm run eval:search (see the README's search section). */
 export const WEIGHTS: { prose: Weights; identifier: Weights } = {
-  prose: { lexical: 0.3, related: 0.25, meaning: 0.7, name: 0.05, code: 0, unwanted: 0.3, dependency: 0 },
-  identifier: { lexical: 0.15, related: 0.3, meaning: 0.15, name: 0.5, code: 0.3, unwanted: 0.3, dependency: 0.05 },
+  prose: { lexical: 0.3, related: 0.25, meaning: 0.7, name: 0.05, code: 0, unwanted: 0.3, dependency: 0, literal: 0.5 },
+  identifier: { lexical: 0.15, related: 0.3, meaning: 0.15, name: 0.5, code: 0.3, unwanted: 0.3, dependency: 0.05, literal: 0.5 },
 };
 
 /** Queries of this many words or fewer are names more often than sentences. */
 const SHORT_QUERY_WORDS = 2;
+/** Code's punctuation that prose does not use: a query with it was copied from code. */
+const CODE_PUNCTUATION = /[=<>&|*/%^~[\]{}()\\;`]|\?\?|\?\./;
+/** A query with code's punctuation and this many tokens or fewer is written like code. */
+const LITERAL_WORDS = 4;
+/** A literal longer than this is not searched for: it is a paragraph, not a fragment of code. */
+const MAX_LITERAL = 80;
 /** Where a query starts saying what it does not want: "save the game, not load it". */
 const NEGATION = /,?\s+(?:not|rather than|instead of|but not|except)\s+/i;
 
@@ -84,8 +107,28 @@ export function queryShape(query: string): QueryShape {
   const raw = wanted.split(/\s+/).filter((t) => t.length > 0);
   const codeTokens = raw.filter((t) => CODE_LIKE.test(t)).flatMap((t) => t.split(/[.()\s,;]+/).filter((p) => /^[A-Za-z_$][\w$]*$/.test(p)));
   const words = terms(wanted);
-  const identifierLike = codeTokens.length > 0 || (raw.length <= SHORT_QUERY_WORDS && words.length > 0);
-  return { identifierLike, wanted, terms: words, unwanted, codeTokens };
+  const literal = literalPattern(wanted);
+  // A short query with code's punctuation is code; a sentence with a parenthesis is still a sentence.
+  const identifierLike = codeTokens.length > 0 || (literal !== null && raw.length <= LITERAL_WORDS) || (raw.length <= SHORT_QUERY_WORDS && words.length > 0);
+  const plain = identifierLike ? raw.filter((t) => !CODE_LIKE.test(t) && /^[A-Za-z]{3,}$/.test(t) && terms(t).length > 0) : [];
+  return { identifierLike, wanted, terms: words, unwanted, codeTokens, inCode: [...codeTokens, ...plain], literal };
+}
+
+/**
+ * The query as a pattern over code, or null when it has no code punctuation: its tokens (words,
+ * and each symbol) in order, any white space between a word and a symbol or between symbols, at
+ * least one space between two words. `redo.length=0` finds `redo.length = 0`.
+ */
+export function literalPattern(query: string): RegExp | null {
+  const text = query.trim();
+  if (text.length < 3 || text.length > MAX_LITERAL || !CODE_PUNCTUATION.test(text)) return null;
+  const tokens = text.match(/[\w$]+|\S/g) ?? [];
+  let source = '';
+  tokens.forEach((token, i) => {
+    if (i > 0) source += /^[\w$]/.test(token) && /^[\w$]/.test(tokens[i - 1]!) ? '\\s+' : '\\s*';
+    source += token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  });
+  return new RegExp(source);
 }
 
 /** The query's words that are words of the name, weighted by rarity, as a share of all, 0..1. */
@@ -111,7 +154,7 @@ export function namesUnwanted(shape: QueryShape, name: string | WordLookup): boo
 
 /** The query's code tokens the code uses as whole identifiers (any case), weighted by rarity, 0..1. */
 export function codeOverlap(shape: QueryShape, code: string | WordLookup, rarity: Rarity): number {
-  if (shape.codeTokens.length === 0) return 0;
+  if (shape.inCode.length === 0) return 0;
   let used: WordLookup;
   if (typeof code === 'string') {
     const found = new Set<string>();
@@ -120,7 +163,7 @@ export function codeOverlap(shape: QueryShape, code: string | WordLookup, rarity
   } else used = code;
   let found = 0;
   let all = 0;
-  for (const t of shape.codeTokens) {
+  for (const t of shape.inCode) {
     const weight = rarity('code', t) || 1;
     all += weight;
     if (used.has(t.toLowerCase())) found += weight;
@@ -134,7 +177,8 @@ export function codeOverlap(shape: QueryShape, code: string | WordLookup, rarity
  */
 export function scoreCandidates(shape: QueryShape, candidates: readonly Candidate[], rarity: Rarity): Map<string, number> {
   const w = shape.identifierLike ? WEIGHTS.identifier : WEIGHTS.prose;
-  const total = w.lexical + w.related + w.meaning + w.name + w.code + w.dependency;
+  const literalWeight = shape.literal ? w.literal : 0;
+  const total = w.lexical + w.related + w.meaning + w.name + w.code + w.dependency + literalWeight;
   let best = 0;
   for (const c of candidates) if (c.cosine !== null && c.cosine > best) best = c.cosine;
   const scores = new Map<string, number>();
@@ -156,7 +200,8 @@ export function scoreCandidates(shape: QueryShape, candidates: readonly Candidat
       w.name * named.get(c.name)! +
       w.code * codeOverlap(shape, c.words?.code ?? c.code, rarity) -
       (namesUnwanted(shape, nameWords ?? c.name) ? w.unwanted : 0) +
-      (calledByNamed.has(c.name) && named.get(c.name)! > 0 ? w.dependency : 0);
+      (calledByNamed.has(c.name) && named.get(c.name)! > 0 ? w.dependency : 0) +
+      (c.literal ? literalWeight : 0);
     scores.set(c.name, Math.max(0, score) / total);
   }
   return scores;

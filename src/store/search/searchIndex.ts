@@ -327,6 +327,16 @@ export class SearchIndex implements Disposable {
     // The meaning's own candidates: its nearest CANDIDATES (cosines holds them best first).
     for (const name of [...cosines.keys()].slice(0, CANDIDATES)) candidate(name);
     for (const name of pins.keys()) candidate(name);
+    // A query copied from code: the atoms whose code holds it (a scan, only for such a query).
+    if (shape.literal) {
+      let found = 0;
+      for (const atom of this.source.all()) {
+        if ((type && atom.type !== type) || !shape.literal.test(atom.code)) continue;
+        candidate(atom.name)!.literal = true;
+        foundByWords.add(atom.name);
+        if (++found >= CANDIDATES) break;
+      }
+    }
 
     const scores = scoreCandidates(shape, [...byName.values()], (kind, word) => this.lexical.idf(kind, word));
     if (exact) scores.set(exact, 1);

@@ -48,8 +48,14 @@ export function terms(text: string): string[] {
   return out;
 }
 
-/** A token is written like code when it has a dot, an underscore, a camelCase hump or parentheses. */
-export const CODE_LIKE = /[._$()]|[a-z][A-Z]/;
+/**
+ * A token is written like code when it has a dot inside or in front (`Math.hypot`, `.splice`), an
+ * underscore, a `$`, a call's parenthesis (`toString(16)`) or a camelCase hump, or is a word with
+ * digits (`len2`, `atan2`, `utf8`): such a token names a variable or an API more often than it
+ * says something in English. A sentence's full stop or parenthesis ("(between min and max)") does
+ * not make its words code. Acronyms (`HP`, `NFD`) stay words: they have related words (hp, health).
+ */
+export const CODE_LIKE = /\w\.\w|^\.\w|[_$]|\w\(|[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]/;
 
 /** The text without its tokens written like code: "toString(16) padStart digits" -> "digits". */
 export function withoutCode(text: string): string {
