@@ -251,3 +251,16 @@ test('a document\'s term ids survive packing into a string, below and above 32,7
   assert.equal(packIds([40_000]).length, 2);
   assert.deepEqual(unpackIds(packIds([])), []);
 });
+
+test('typedPrefix: a token stemming changed still begins the longer words it begins as typed (poly -> polygon)', () => {
+  const index = fullTextIndex();
+  index.put('point_in_polygon', 'util', ['point in polygon', 'Whether a point lies inside a polygon', '', '']);
+  index.put('point_on_segment', 'util', ['point on segment', 'Whether a point lies on a segment', '', '']);
+  assert.equal(normalizeTerm('poly'), 'poli', 'the stem no longer begins polygon');
+  assert.deepEqual(index.search('poly').map((h) => h.id), [], 'MiniSearch\'s way (the default) misses it');
+  const typed = index.search('point poly', { typedPrefix: true });
+  assert.equal(typed[0]?.id, 'point_in_polygon');
+  assert.ok(typed[0]!.score > typed[1]!.score);
+  // A token its stem begins gains nothing: its own prefix matches are already the stem's.
+  assert.deepEqual(index.search('pointing', { typedPrefix: true }), index.search('pointing'));
+});

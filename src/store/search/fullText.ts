@@ -39,6 +39,12 @@ export interface QueryOptions {
   weights?: { fuzzy: number; prefix: number };
   /** A weight per query term. */
   termBoost?: number;
+  /**
+   * With prefix matching, also the longer terms that begin with a token as typed where its indexed
+   * form does not begin the token: stemming makes `poly` `poli`, which `polygon` does not begin.
+   * MiniSearch has no such option (off by default).
+   */
+  typedPrefix?: boolean;
   /** Only documents with this tag (search; searchEither takes it apart). */
   tag?: string;
 }
@@ -279,11 +285,11 @@ export class FullTextIndex {
     // Each distinct query term once, numbered: the quality factor counts those a document matched.
     const numbers = new Map<string, number>();
     const parsed = queries.map(({ query, options }) => {
-      const keys: string[] = [];
+      const keys: Array<{ key: string; typed: string }> = [];
       for (const token of tokenize(query)) {
         const key = processTerm(token);
         if (!key) continue;
-        keys.push(key);
+        keys.push({ key, typed: token.toLowerCase() });
         if (!numbers.has(key)) numbers.set(key, numbers.size);
       }
       return { keys, options: { ...this.options.defaults, ...options } };
@@ -293,9 +299,9 @@ export class FullTextIndex {
     for (const { keys, options } of parsed) {
       const boosts = this.options.fields.map((f) => (options.boost && Object.hasOwn(options.boost, f) ? options.boost[f] : 0) || 1);
       const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
-      for (const key of keys) {
+      for (const { key, typed } of keys) {
         scores.startTerm(numbers.get(key)!);
-        this.termResults(key, options, boosts, weights);
+        this.termResults(key, options.typedPrefix && !typed.startsWith(key) ? typed : undefined, options, boosts, weights);
         scores.endTerm();
       }
       scores.endQuery();
@@ -304,8 +310,11 @@ export class FullTextIndex {
     return scores.best(limit, include).map(({ slot, score }) => ({ id: this.bySlot[slot]!.id, score }));
   }
 
-  /** One query term: its exact match, then longer terms it begins, then terms a few edits away. */
-  private termResults(key: string, o: QueryOptions, boosts: number[], weights: { fuzzy: number; prefix: number }): void {
+  /**
+   * One query term: its exact match, then longer terms it begins (or `typed`, its token as typed,
+   * begins), then terms a few edits away.
+   */
+  private termResults(key: string, typed: string | undefined, o: QueryOptions, boosts: number[], weights: { fuzzy: number; prefix: number }): void {
     const termBoost = o.termBoost ?? 1;
     this.score(this.dictionary.get(key), 1, termBoost, boosts);
     const prefix = typeof o.prefix === 'function' ? o.prefix(key) : o.prefix === true;
@@ -320,6 +329,13 @@ export class FullTextIndex {
         const distance = longer.length - key.length;
         if (!distance) continue;
         fuzzyMatches?.delete(longer); // scored as a prefix match
+        this.score(term, (weights.prefix * longer.length) / (longer.length + 0.3 * distance), termBoost, boosts);
+      }
+      // The typed form's longer terms: none of them begins with the key (it does not begin `typed`).
+      for (const [longer, term] of typed ? this.dictionary.atPrefix(typed) : []) {
+        const distance = longer.length - typed!.length;
+        if (!distance || longer === key) continue;
+        fuzzyMatches?.delete(longer);
         this.score(term, (weights.prefix * longer.length) / (longer.length + 0.3 * distance), termBoost, boosts);
       }
     }

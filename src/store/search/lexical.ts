@@ -185,8 +185,9 @@ export class LexicalIndex {
    * related words, zero and begin, pointed "toString(16) padStart" at a score counter).
    */
   searchApart(query: string, limit: number, type?: AtomType, codeLike = false): { own: RankedName[]; related: RankedName[] } {
-    // A query written like code is looked for in the code as much as in the name.
-    const own = this.index.search(query, codeLike ? { tag: type, boost: CODE_BOOST } : { tag: type }, limit);
+    // A query written like code is looked for in the code as much as in the name. A word shortened
+    // as agents shorten names (`pointInPoly`) meets the longer word even where stemming changed it.
+    const own = this.index.search(query, codeLike ? { tag: type, boost: CODE_BOOST, typedPrefix: true } : { tag: type, typedPrefix: true }, limit);
     const words = relatedWords(withoutCode(query));
     const related = words.length === 0 ? [] : this.index.search(words.join(' '), { tag: type, prefix: false, fuzzy: false }, limit);
     return { own: own.map(named), related: related.map(named) };
