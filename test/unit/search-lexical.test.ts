@@ -67,6 +67,16 @@ test('related words reach atoms the query does not name', () => {
   assert.equal(index.search('monster walks back and forth', 5, undefined, true)[0]?.name, 'enemy_patrol');
 });
 
+test('the general vocabulary links app words, and keeps opposites apart', () => {
+  assert.ok(relatedWords('spreadsheet').includes('csv'));
+  assert.ok(relatedWords('purchase').includes('buy'));
+  assert.ok(relatedWords('checklist').includes('todo'));
+  for (const [word, opposite] of [['indent', 'outdent'], ['undo', 'redo'], ['encode', 'decode'], ['escape', 'unescape'], ['compress', 'decompress'], ['encrypt', 'decrypt']]) {
+    assert.ok(!relatedWords(word!).includes(opposite!), `${word} is not ${opposite}`);
+    assert.ok(!relatedWords(opposite!).includes(word!), `${opposite} is not ${word}`);
+  }
+});
+
 test('reciprocal rank fusion favours what both rankings place high', () => {
   const fused = reciprocalRankFusion([{ names: ['a', 'b', 'c'] }, { names: ['b', 'c', 'a'] }]);
   const order = [...fused.entries()].sort((x, y) => y[1] - x[1]).map(([n]) => n);
