@@ -15,6 +15,7 @@ import { embeddingText } from '../../src/atoms/signature.js';
 import { validateDraft } from '../../src/atoms/validate.js';
 import { textHash } from '../../src/store/embeddings/textHash.js';
 import { USE_LITE_MODEL_ID, UseLiteProvider } from '../../src/store/embeddings/useLite.js';
+import { literalPattern } from '../../src/store/search/rank.js';
 import { SearchIndex } from '../../src/store/search/searchIndex.js';
 import { VectorIndex } from '../../src/store/search/vectorIndex.js';
 import type { StoredEmbedding } from '../../src/store/search/searchStore.js';
@@ -25,6 +26,18 @@ import { bytes, ms, summarize, type BenchOptions, type BenchSection } from './re
 import { tempDir } from '../support/tmp.js';
 
 const QUERIES = [...GAME_QUERIES, ...HELD_OUT_QUERIES].map((q) => q.query);
+
+/** `count` lines of code (with code's punctuation, at most 40 characters) from random atoms. */
+function codeFragments(drafts: readonly AtomDraft[], count: number): string[] {
+  const random = seeded(11);
+  const out: string[] = [];
+  for (let tries = 0; out.length < count && tries < count * 50; tries++) {
+    const lines = drafts[Math.floor(random() * drafts.length)]!.code.split('\n').map((l) => l.trim().slice(0, 40).trim());
+    const line = lines[Math.floor(random() * lines.length)]!;
+    if (literalPattern(line) && !out.includes(line)) out.push(line);
+  }
+  return out;
+}
 
 export default async function searchBench(options: BenchOptions): Promise<BenchSection[]> {
   const sizes = benchSizes(options.quick);
@@ -92,6 +105,15 @@ export default async function searchBench(options: BenchOptions): Promise<BenchS
         }
       }
       const ratio = summarize(shipped).p50 / summarize(rrf).p50;
+      // A query copied from code also scans every atom's code (rank.ts literal): lines of the
+      // generated atoms' own code, the query vector cached as for the shipped row above.
+      const literal: number[] = [];
+      for (const fragment of codeFragments(drafts, n)) {
+        await index.search(fragment);
+        const t0 = performance.now();
+        await index.search(fragment);
+        literal.push(performance.now() - t0);
+      }
       const row = (what: string, samples: number[]) => {
         const s = summarize(samples);
         rows.push({ atoms: size, what, n: s.n, 'p50 ms': ms(s.p50), 'p95 ms': ms(s.p95) });
@@ -102,6 +124,7 @@ export default async function searchBench(options: BenchOptions): Promise<BenchS
       row('ranking: shipped second pass (rank.ts), query vector cached', shipped);
       row("ranking: round 0's RRF fusion ('fused-rrf'), same queries interleaved", rrf);
       rows.push({ atoms: size, what: `ratio of p50s, shipped / RRF: ${ratio.toFixed(2)}`, n: shipped.length, 'p50 ms': '', 'p95 ms': '' });
+      row("a fragment of code as the query (also scans every atom's code), query vector cached", literal);
       rows.push({ atoms: size, what: 'first search (builds the full-text index, starts the model)', n: 1, 'p50 ms': ms(firstMs), 'p95 ms': '' });
       rows.push({ atoms: size, what: "open: fill the vector index from the store's vectors", n: 1, 'p50 ms': ms(fillMs), 'p95 ms': '' });
 

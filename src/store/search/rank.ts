@@ -60,7 +60,35 @@ export interface QueryShape {
    * pattern over code, white space free between symbols; an atom whose code holds it is the one
    * the agent copied it from. Null for other queries.
    */
-  literal: RegExp | null;
+  literal: CodeLiteral | null;
+}
+
+/**
+ * A fragment of code as a pattern: its tokens (words, and each symbol) in order, any white space
+ * between a word and a symbol or between symbols, at least one space between two words, so
+ * `redo.length=0` finds `redo.length = 0`. The pattern runs only over code that holds the
+ * fragment's longest word: a substring test is many times faster than the pattern, and a scan
+ * reads every atom's code.
+ */
+export class CodeLiteral {
+  private readonly pattern: RegExp;
+  private readonly anchor: string;
+
+  constructor(fragment: string) {
+    const tokens = fragment.match(/[\w$]+|\S/g) ?? [];
+    let source = '';
+    tokens.forEach((token, i) => {
+      if (i > 0) source += /^[\w$]/.test(token) && /^[\w$]/.test(tokens[i - 1]!) ? '\\s+' : '\\s*';
+      source += token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    });
+    this.pattern = new RegExp(source);
+    this.anchor = tokens.filter((t) => /^[\w$]/.test(t)).reduce((a, b) => (b.length > a.length ? b : a), '');
+  }
+
+  /** Whether the code holds the fragment. */
+  test(code: string): boolean {
+    return code.includes(this.anchor) && this.pattern.test(code);
+  }
 }
 
 /** How rare a word is among the atoms (LexicalIndex.idf); 0 for one no atom has. */
@@ -114,21 +142,11 @@ export function queryShape(query: string): QueryShape {
   return { identifierLike, wanted, terms: words, unwanted, codeTokens, inCode: [...codeTokens, ...plain], literal };
 }
 
-/**
- * The query as a pattern over code, or null when it has no code punctuation: its tokens (words,
- * and each symbol) in order, any white space between a word and a symbol or between symbols, at
- * least one space between two words. `redo.length=0` finds `redo.length = 0`.
- */
-export function literalPattern(query: string): RegExp | null {
+/** The query as a pattern over code (CodeLiteral), or null when it has no code punctuation. */
+export function literalPattern(query: string): CodeLiteral | null {
   const text = query.trim();
   if (text.length < 3 || text.length > MAX_LITERAL || !CODE_PUNCTUATION.test(text)) return null;
-  const tokens = text.match(/[\w$]+|\S/g) ?? [];
-  let source = '';
-  tokens.forEach((token, i) => {
-    if (i > 0) source += /^[\w$]/.test(token) && /^[\w$]/.test(tokens[i - 1]!) ? '\\s+' : '\\s*';
-    source += token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  });
-  return new RegExp(source);
+  return new CodeLiteral(text);
 }
 
 /** The query's words that are words of the name, weighted by rarity, as a share of all, 0..1. */
