@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateDraft } from '../../src/atoms/validate.js';
@@ -75,6 +77,13 @@ test('the general vocabulary links app words, and keeps opposites apart', () => 
     assert.ok(!relatedWords(word!).includes(opposite!), `${word} is not ${opposite}`);
     assert.ok(!relatedWords(opposite!).includes(word!), `${opposite} is not ${word}`);
   }
+});
+
+test('every word of the related-words list is one searchable word: no stop word, no digits that split it', () => {
+  const source = readFileSync(join(__dirname, '../../src/store/search/vocabulary.ts'), 'utf8');
+  const groups = [...source.matchAll(/^ {2}'([a-z0-9 ]+)',$/gm)].map((m) => m[1]!);
+  assert.ok(groups.length > 300, `${groups.length} groups read`);
+  for (const group of groups) for (const word of group.split(' ')) assert.equal(terms(word).length, 1, `"${word}" in '${group}'`);
 });
 
 test('reciprocal rank fusion favours what both rankings place high', () => {
