@@ -14,7 +14,7 @@
  *   text held-out   the other half: only reported
  *   code tuned      half of the queries an agent types half-remembering an atom (test/fixtures/
  *                   search-code-queries.ts: a name fragment, an API call, code words, jargon, a
- *                   short request), over all three sets' atoms; written before round 4's changes
+ *                   short request), over all three sets' atoms; written before the changes it measured
  *   code held-out   the other half: only reported
  *
  * Prints recall@1, recall@5 and MRR for words alone, meaning alone and the fused ranking the

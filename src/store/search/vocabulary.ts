@@ -93,7 +93,7 @@ const GROUPS: string[] = [
   'vector direction',
   'parse parsing decode',
   'format pad padded padding zero zeros',
-  // ---- General software vocabulary (round 4): ordinary app and library code ----
+  // ---- General software vocabulary: ordinary app and library code ----
   // Written by someone who had seen no evaluation query, as words a programmer's request uses
   // interchangeably; antonyms kept apart (indent / outdent, undo / redo, encode / decode).
   // collections and crud
@@ -365,7 +365,7 @@ const GROUPS: string[] = [
   'mute silence',
   'clipboard paste',
   'restart reboot relaunch',
-  // ---- Engineers' jargon (round 4): algorithms, eponyms and abbreviations, with the plain words ----
+  // ---- Engineers' jargon: algorithms, eponyms and abbreviations, with the plain words ----
   // ---- of what they name; written, like the list above, by someone who had seen no query ----
   // string distance and matching
   'levenshtein wagner fischer edit',
