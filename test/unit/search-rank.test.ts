@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { validateDraft } from '../../src/atoms/validate.js';
 import type { Atom } from '../../src/atoms/model.js';
 import { LexicalIndex } from '../../src/store/search/lexical.js';
-import { codeOverlap, literalPattern, namesUnwanted, queryShape, scoreCandidates, type Candidate } from '../../src/store/search/rank.js';
+import { atomsHolding, codeOverlap, literalPattern, namesUnwanted, queryShape, scoreCandidates, type Candidate } from '../../src/store/search/rank.js';
 import { CODE_LIKE, withoutCode } from '../../src/store/search/words.js';
 import { GAME_ATOMS } from '../fixtures/game-atoms.js';
 import { APP_ATOMS } from '../fixtures/search-app-atoms.js';
@@ -59,6 +59,17 @@ test('a query with code punctuation is a pattern over code: spaces between symbo
   assert.equal(literalPattern(`a = ${'b'.repeat(100)}`), null, 'a paragraph is not a fragment of code');
   assert.equal(queryShape('??= []').identifierLike, true);
   assert.equal(queryShape('clamp a value (between the min and the max)').identifierLike, false, 'a sentence with a parenthesis is prose');
+});
+
+test('a fragment is evidence only while few atoms hold it, and only atoms of the type asked for', () => {
+  const literal = literalPattern('items.length = 0')!;
+  const holder = (i: number, type: 'util' | 'feature' = 'util') => ({ name: `a${i}`, type, code: `function a${i}(items) {\n  items.length = 0;\n}` });
+  const other = { name: 'b', type: 'util' as const, code: 'function b(items) {\n  return items.length;\n}' };
+  assert.deepEqual(atomsHolding(literal, [holder(1), other, holder(2, 'feature')], undefined, 50), ['a1', 'a2']);
+  assert.deepEqual(atomsHolding(literal, [holder(1), other, holder(2, 'feature')], 'feature', 50), ['a2']);
+  const many = Array.from({ length: 51 }, (_, i) => holder(i));
+  assert.deepEqual(atomsHolding(literal, many.slice(0, 50), undefined, 50).length, 50);
+  assert.deepEqual(atomsHolding(literal, many, undefined, 50), [], '51 atoms hold it: it tells none apart');
 });
 
 test('the atom whose code holds the query as written comes first, and scores stay 0..1', () => {

@@ -20,6 +20,7 @@
  * Identifier-like queries (code tokens, or two words or fewer) weigh words, name and code more
  * and meaning less: the sentence encoder knows little about `imul`.
  */
+import type { Atom, AtomType } from '../../atoms/model.js';
 import type { AtomWords, WordLookup } from './lexical.js';
 import { CODE_LIKE, terms } from './words.js';
 
@@ -140,6 +141,19 @@ export function queryShape(query: string): QueryShape {
   const identifierLike = codeTokens.length > 0 || (literal !== null && raw.length <= LITERAL_WORDS) || (raw.length <= SHORT_QUERY_WORDS && words.length > 0);
   const plain = identifierLike ? raw.filter((t) => !CODE_LIKE.test(t) && /^[A-Za-z]{3,}$/.test(t) && terms(t).length > 0) : [];
   return { identifierLike, wanted, terms: words, unwanted, codeTokens, inCode: [...codeTokens, ...plain], literal };
+}
+
+/**
+ * The names of the atoms (of `type`, when given) whose code holds the fragment; none when more
+ * than `limit` do: a fragment that common (`return 0;`) tells none of them apart.
+ */
+export function atomsHolding(literal: CodeLiteral, atoms: Iterable<Pick<Atom, 'name' | 'type' | 'code'>>, type: AtomType | undefined, limit: number): string[] {
+  const holding: string[] = [];
+  for (const atom of atoms) {
+    if ((type && atom.type !== type) || !literal.test(atom.code)) continue;
+    if (holding.push(atom.name) > limit) return [];
+  }
+  return holding;
 }
 
 /** The query as a pattern over code (CodeLiteral), or null when it has no code punctuation. */

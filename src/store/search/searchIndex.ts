@@ -19,7 +19,7 @@ import { textHash } from '../embeddings/textHash.js';
 import { EmbedQueue, type EmbedJobResult } from './embedQueue.js';
 import { reciprocalRankFusion } from './fusion.js';
 import { LexicalIndex } from './lexical.js';
-import { queryShape, scoreCandidates, type Candidate } from './rank.js';
+import { atomsHolding, queryShape, scoreCandidates, type Candidate } from './rank.js';
 import type { SearchStore, SearchStoreChange, StoredEmbedding } from './searchStore.js';
 import { VectorIndex, VectorSlab, type VectorEntry } from './vectorIndex.js';
 import { asAtomName, terms } from './words.js';
@@ -329,12 +329,9 @@ export class SearchIndex implements Disposable {
     for (const name of pins.keys()) candidate(name);
     // A query copied from code: the atoms whose code holds it (a scan, only for such a query).
     if (shape.literal) {
-      let found = 0;
-      for (const atom of this.source.all()) {
-        if ((type && atom.type !== type) || !shape.literal.test(atom.code)) continue;
-        candidate(atom.name)!.literal = true;
-        foundByWords.add(atom.name);
-        if (++found >= CANDIDATES) break;
+      for (const name of atomsHolding(shape.literal, this.source.all(), type, CANDIDATES)) {
+        candidate(name)!.literal = true;
+        foundByWords.add(name);
       }
     }
 
