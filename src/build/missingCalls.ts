@@ -11,6 +11,7 @@
  */
 import { codeNames } from '../atoms/calls.js';
 import type { Atom } from '../atoms/model.js';
+import { escapeRegExp } from '../util/regexp.js';
 
 interface Entry {
   code: string;
@@ -41,7 +42,7 @@ export class MissingCallCheck {
       this.deletedKey = key;
       this.generation++;
       // Names are snake_case (checked before they are stored); escaped all the same.
-      this.mentions = new RegExp(`(?<![\\w$])(?:${gone.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w$])`);
+      this.mentions = new RegExp(`(?<![\\w$])(?:${gone.map(escapeRegExp).join('|')})(?![\\w$])`);
     }
     const goneSet = new Set(gone);
     const out: MissingCall[] = [];

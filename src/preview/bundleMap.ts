@@ -4,6 +4,7 @@
  * which belongs to no atom). Pure and free of Node imports: the preview webview uses it too.
  */
 import type { BundleLocation } from '../protocol/webviewMessages.js';
+import { escapeRegExp } from '../util/regexp.js';
 
 export interface AtomSpan {
   name: string;
@@ -86,7 +87,7 @@ export class BundleMap {
 
 /** Line numbers of the stack frames that point into `file`, outermost last (V8, SpiderMonkey and JSC shapes). */
 export function bundleLines(stack: string, file = 'latest.js'): number[] {
-  const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escaped = escapeRegExp(file);
   const frame = new RegExp(`${escaped}(?:\\?[^:\\s)]*)?:(\\d+)(?::\\d+)?`, 'g');
   const out: number[] = [];
   for (const m of stack.matchAll(frame)) out.push(Number(m[1]));

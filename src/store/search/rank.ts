@@ -21,6 +21,7 @@
  * and meaning less: the sentence encoder knows little about `imul`.
  */
 import type { Atom, AtomType } from '../../atoms/model.js';
+import { escapeRegExp } from '../../util/regexp.js';
 import type { AtomWords, WordLookup } from './lexical.js';
 import { CODE_LIKE, terms } from './words.js';
 
@@ -80,7 +81,7 @@ export class CodeLiteral {
     let source = '';
     tokens.forEach((token, i) => {
       if (i > 0) source += /^[\w$]/.test(token) && /^[\w$]/.test(tokens[i - 1]!) ? '\\s+' : '\\s*';
-      source += token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      source += escapeRegExp(token);
     });
     this.pattern = new RegExp(source);
     this.anchor = tokens.filter((t) => /^[\w$]/.test(t)).reduce((a, b) => (b.length > a.length ? b : a), '');
