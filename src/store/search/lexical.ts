@@ -124,9 +124,8 @@ export class LexicalIndex {
       // The atom's own list: an atom is replaced on change, never changed in place.
       dependencies: atom.dependencies,
     };
-    const { code, name } = this.frequency;
-    for (const k of new PackedWords(words.code)) code.set(k, (code.get(k) ?? 0) + 1);
-    for (const t of new PackedWords(words.name)) name.set(t, (name.get(t) ?? 0) + 1);
+    tally(this.frequency.code, new PackedWords(words.code), 1);
+    tally(this.frequency.name, new PackedWords(words.name), 1);
     this.wordsOf.set(atom.name, words);
   }
 
@@ -160,8 +159,8 @@ export class LexicalIndex {
   private uncount(name: string): void {
     const words = this.wordsOf.get(name);
     if (!words) return;
-    uncountIn(this.frequency.code, new PackedWords(words.code));
-    uncountIn(this.frequency.name, new PackedWords(words.name));
+    tally(this.frequency.code, new PackedWords(words.code), -1);
+    tally(this.frequency.name, new PackedWords(words.name), -1);
     this.wordsOf.delete(name);
   }
 
@@ -198,10 +197,10 @@ function named(hit: { id: string; score: number }): RankedName {
   return { name: hit.id, score: hit.score };
 }
 
-/** Counts each of `words` once less in `counts`. */
-function uncountIn(counts: Map<string, number>, words: Iterable<string>): void {
+/** Counts each of `words` once more (`by` 1) or once less (-1) in `counts`; a count of 0 leaves the map. */
+function tally(counts: Map<string, number>, words: Iterable<string>, by: 1 | -1): void {
   for (const k of words) {
-    const n = (counts.get(k) ?? 1) - 1;
+    const n = (counts.get(k) ?? 0) + by;
     if (n <= 0) counts.delete(k);
     else counts.set(k, n);
   }
