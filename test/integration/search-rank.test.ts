@@ -31,6 +31,8 @@ test('a distinctive API or abbreviation puts the atom that uses it first', async
   assert.equal(await first('Math.imul'), 'seeded_random');
   assert.equal(await first('BFS'), 'grid_shortest_path');
   assert.equal(await first('Math.hypot'), 'circle_overlap');
+  // Only grid_shortest_path constructs a Map; key_bindings has "map" among its words.
+  assert.equal(await first('new Map'), 'grid_shortest_path');
 });
 
 test('a fragment copied from code puts the atom whose code holds it first, spaces as they come', async () => {

@@ -61,6 +61,30 @@ test('a query with code punctuation is a pattern over code: spaces between symbo
   assert.equal(queryShape('clamp a value (between the min and the max)').identifierLike, false, 'a sentence with a parenthesis is prose');
 });
 
+test('a dotted API name, a constructor call and a number are code too, matched as whole tokens', () => {
+  const utc = literalPattern('Date.UTC')!;
+  assert.ok(utc.test('return new Date(Date.UTC(y, m + 1, 0)).getUTCDate();'));
+  assert.ok(!utc.test('const d = myDate.UTCish;'), 'a longer name is another name');
+  const map = literalPattern('new Map')!;
+  assert.ok(map.test('const seen = new Map();'));
+  assert.ok(!map.test('const m = new MapView();'));
+  assert.equal(literalPattern('new game'), null, 'a lowercase word after "new" is English');
+  const day = literalPattern('86400000')!;
+  assert.ok(day.test('return Math.round((b - a) / 86400000);'));
+  assert.ok(!day.test('const big = 186400000;'), 'not a part of a longer number');
+  assert.ok(literalPattern('0.5') && literalPattern('1e9') && literalPattern('0xff'));
+  assert.equal(literalPattern('42'), null, 'a small integer is everywhere');
+  assert.equal(literalPattern('Node.js runtime'), null, 'a dotted word inside a sentence is not the query');
+  assert.equal(queryShape('86400000').identifierLike, true);
+});
+
+test('a fragment no candidate holds weighs nothing: scores are those of the same query without it', () => {
+  const candidates: Candidate[] = ['a', 'b'].map((name, i) => ({ name, lexical: 1 - i / 2, related: 0, cosine: 0.5 - i / 10, code: '' }));
+  const withFragment = scoreCandidates(queryShape('items.length = 0'), candidates, rarity);
+  const asWords = scoreCandidates({ ...queryShape('items.length = 0'), literal: null }, candidates, rarity);
+  assert.deepEqual([...withFragment], [...asWords]);
+});
+
 test('a fragment is evidence only while few atoms hold it, and only atoms of the type asked for', () => {
   const literal = literalPattern('items.length = 0')!;
   const holder = (i: number, type: 'util' | 'feature' = 'util') => ({ name: `a${i}`, type, code: `function a${i}(items) {\n  items.length = 0;\n}` });

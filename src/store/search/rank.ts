@@ -78,13 +78,17 @@ export class CodeLiteral {
 
   constructor(fragment: string) {
     const tokens = fragment.match(/[\w$]+|\S/g) ?? [];
-    let source = '';
+    const isWord = (token: string | undefined) => token !== undefined && /^[\w$]/.test(token);
+    // A word at either end is a whole token of the code: `86400000` is not in `186400000`, nor
+    // `redo.length` in `undo_redo.length`.
+    let source = isWord(tokens[0]) ? '(?<![\\w$])' : '';
     tokens.forEach((token, i) => {
-      if (i > 0) source += /^[\w$]/.test(token) && /^[\w$]/.test(tokens[i - 1]!) ? '\\s+' : '\\s*';
+      if (i > 0) source += isWord(token) && isWord(tokens[i - 1]) ? '\\s+' : '\\s*';
       source += escapeRegExp(token);
     });
+    if (isWord(tokens.at(-1))) source += '(?![\\w$])';
     this.pattern = new RegExp(source);
-    this.anchor = tokens.filter((t) => /^[\w$]/.test(t)).reduce((a, b) => (b.length > a.length ? b : a), '');
+    this.anchor = tokens.filter(isWord).reduce((a, b) => (b.length > a.length ? b : a), '');
   }
 
   /** Whether the code holds the fragment. */
@@ -123,6 +127,13 @@ export const WEIGHTS: { prose: Weights; identifier: Weights } = {
 const SHORT_QUERY_WORDS = 2;
 /** Code's punctuation that prose does not use: a query with it was copied from code. */
 const CODE_PUNCTUATION = /[=<>&|*/%^~[\]{}()\\;`]|\?\?|\?\./;
+/**
+ * Queries that are code without that punctuation: one name reached through dots as code calls an
+ * API (`Date.UTC`, `localStorage.setItem`), a constructor call (`new Map`), a number written as
+ * code writes a constant (`86400000`, `0.5`, `1e9`, `0xff`: three digits or more, or not a plain
+ * integer).
+ */
+const CODE_WITHOUT_PUNCTUATION = /^(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|new\s+[A-Z][\w$]*|\d{3,}|\d+\.\d+|\d+[eE]-?\d+|0[xX][\da-fA-F]+)$/;
 /** A query with code's punctuation and this many tokens or fewer is written like code. */
 const LITERAL_WORDS = 4;
 /** A literal longer than this is not searched for: it is a paragraph, not a fragment of code. */
@@ -157,11 +168,11 @@ export function atomsHolding(literal: CodeLiteral, atoms: Iterable<Pick<Atom, 'n
   return holding;
 }
 
-/** The query as a pattern over code (CodeLiteral), or null when it has no code punctuation. */
+/** The query as a pattern over code (CodeLiteral), or null when it is not written as code is. */
 export function literalPattern(query: string): CodeLiteral | null {
   const text = query.trim();
-  if (text.length < 3 || text.length > MAX_LITERAL || !CODE_PUNCTUATION.test(text)) return null;
-  return new CodeLiteral(text);
+  if (text.length < 3 || text.length > MAX_LITERAL) return null;
+  return CODE_PUNCTUATION.test(text) || CODE_WITHOUT_PUNCTUATION.test(text) ? new CodeLiteral(text) : null;
 }
 
 /** The query's words that are words of the name, weighted by rarity, as a share of all, 0..1. */
@@ -210,7 +221,8 @@ export function codeOverlap(shape: QueryShape, code: string | WordLookup, rarity
  */
 export function scoreCandidates(shape: QueryShape, candidates: readonly Candidate[], rarity: Rarity): Map<string, number> {
   const w = shape.identifierLike ? WEIGHTS.identifier : WEIGHTS.prose;
-  const literalWeight = shape.literal ? w.literal : 0;
+  // A fragment no candidate holds is no evidence: it weighs nothing, not against every score.
+  const literalWeight = shape.literal && candidates.some((c) => c.literal) ? w.literal : 0;
   const total = w.lexical + w.related + w.meaning + w.name + w.code + w.dependency + literalWeight;
   let best = 0;
   for (const c of candidates) if (c.cosine !== null && c.cosine > best) best = c.cosine;
