@@ -3,7 +3,7 @@
  * One workspace of 154 atoms: 47 of a small browser game (test/fixtures/game-atoms.ts), 51 of
  * other apps (test/fixtures/search-app-atoms.ts: RPG stats and inventory, todo and notes, data
  * utilities, algorithms) and 56 of text tools (test/fixtures/search-text-atoms.ts: a text editor,
- * Markdown, dates and durations, geometry, strings). Six query sets, by kind (paraphrase,
+ * Markdown, dates and durations, geometry, strings). The query sets, by kind (paraphrase,
  * identifier-like, sibling):
  *
  *   game tuned      the game queries written beside the related-words list
@@ -16,6 +16,9 @@
  *                   search-code-queries.ts: a name fragment, an API call, code words, jargon, a
  *                   short request), over all three sets' atoms; written before the changes it measured
  *   code held-out   the other half: only reported
+ *   fifth (unseen)  queries of the same kinds by another writer who read only the atoms (test/
+ *                   fixtures/search-fifth-queries.ts), written after the changes before it; all
+ *                   held out, only reported
  *
  * Prints recall@1, recall@5 and MRR for words alone, meaning alone and the fused ranking the
  * product uses. Runs the real embedding model; nothing is downloaded.
@@ -33,6 +36,7 @@ import { SearchIndex, type SearchMode } from '../../src/store/search/searchIndex
 import { GAME_ATOMS, GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
 import { APP_ATOMS, APP_HELD_OUT, APP_TUNED, type QueryKind } from '../fixtures/search-app-atoms.js';
 import { CODE_HELD_OUT, CODE_TUNED } from '../fixtures/search-code-queries.js';
+import { FIFTH_QUERIES } from '../fixtures/search-fifth-queries.js';
 import { MemorySource } from '../fixtures/search-source.js';
 import { TEXT_ATOMS, TEXT_HELD_OUT, TEXT_TUNED } from '../fixtures/search-text-atoms.js';
 
@@ -79,6 +83,7 @@ export const EVAL_SETS: Array<{ set: string; tuned: boolean; queries: EvalQuery[
   { set: 'text held-out', tuned: false, queries: TEXT_HELD_OUT },
   { set: 'code tuned', tuned: true, queries: CODE_TUNED },
   { set: 'code held-out', tuned: false, queries: CODE_HELD_OUT },
+  { set: 'fifth (unseen)', tuned: false, queries: FIFTH_QUERIES },
 ];
 
 export async function evaluateSearch(options: { productOnly?: boolean; heldOutMisses?: boolean } = {}): Promise<{ rows: EvalRow[]; misses: string[] }> {
