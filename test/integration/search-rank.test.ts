@@ -11,6 +11,7 @@ import { SearchIndex } from '../../src/store/search/searchIndex.js';
 import { GAME_ATOMS } from '../fixtures/game-atoms.js';
 import { APP_ATOMS, atom, port } from '../fixtures/search-app-atoms.js';
 import { MemorySource } from '../fixtures/search-source.js';
+import { TEXT_ATOMS } from '../fixtures/search-text-atoms.js';
 import { tempDir } from '../support/tmp.js';
 
 const source = new MemorySource(join(tempDir('atomic-search-rank-'), '.atomic'), [...GAME_ATOMS, ...APP_ATOMS]);
@@ -56,6 +57,28 @@ test('a fragment copied from code puts the atom whose code holds it first, space
     await literalIndex.close();
   }
   assert.equal(await first('acc[row[field]] ??= []'), 'group_by');
+});
+
+test('of two siblings that convert opposite ways, the one converting the way the query asks comes first', async () => {
+  // Both names hold both sides' words, so words alone tie them; the sides' meaning decides.
+  const local = new MemorySource(join(tempDir('atomic-search-direction-'), '.atomic'), TEXT_ATOMS);
+  const directionIndex = new SearchIndex(local, new UseLiteProvider(), { backlogDelayMs: 0 });
+  try {
+    await directionIndex.whenIdle();
+    const asked: Array<[string, string]> = [
+      ['snake_case into camelCase', 'snake_to_camel'],
+      ['camelCase into snake_case', 'camel_to_snake'],
+      ['line and column from an offset', 'offset_to_line_col'],
+      ['an offset from line and column', 'line_col_to_offset'],
+      ['hex colour from red green blue', 'rgb_to_hex'],
+      ['red green blue from a hex colour', 'hex_to_rgb'],
+      ['epoch seconds into a date', 'from_unix_timestamp'],
+      ['a date into epoch seconds', 'to_unix_timestamp'],
+    ];
+    for (const [query, expected] of asked) assert.equal((await directionIndex.search(query)).hits[0]?.atom.name, expected, query);
+  } finally {
+    await directionIndex.close();
+  }
 });
 
 test('"X, not Y" puts the sibling X first', async () => {

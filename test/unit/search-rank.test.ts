@@ -8,7 +8,19 @@ import assert from 'node:assert/strict';
 import { validateDraft } from '../../src/atoms/validate.js';
 import type { Atom } from '../../src/atoms/model.js';
 import { LexicalIndex } from '../../src/store/search/lexical.js';
-import { atomsHolding, codeOverlap, literalPattern, namesUnwanted, queryShape, scoreCandidates, type Candidate } from '../../src/store/search/rank.js';
+import {
+  atomsHolding,
+  codeOverlap,
+  conversionAgreement,
+  literalPattern,
+  nameConversion,
+  namesUnwanted,
+  queryConversion,
+  queryShape,
+  reversedName,
+  scoreCandidates,
+  type Candidate,
+} from '../../src/store/search/rank.js';
 import { CODE_LIKE, withoutCode } from '../../src/store/search/words.js';
 import { GAME_ATOMS } from '../fixtures/game-atoms.js';
 import { APP_ATOMS } from '../fixtures/search-app-atoms.js';
@@ -83,6 +95,47 @@ test('a fragment no candidate holds weighs nothing: scores are those of the same
   const withFragment = scoreCandidates(queryShape('items.length = 0'), candidates, rarity);
   const asWords = scoreCandidates({ ...queryShape('items.length = 0'), literal: null }, candidates, rarity);
   assert.deepEqual([...withFragment], [...asWords]);
+});
+
+test('a query asking for a conversion has two sides, in the order it asks for', () => {
+  assert.deepEqual(queryConversion('camelCase to snake_case'), { from: 'camelCase', to: 'snake_case' });
+  assert.deepEqual(queryConversion('turn milliseconds into text'), { from: 'milliseconds', to: 'text' });
+  assert.deepEqual(queryConversion('css colour code from channel values'), { from: 'channel values', to: 'css colour code' });
+  assert.deepEqual(queryConversion('go from degrees to radians'), { from: 'degrees', to: 'radians' });
+  assert.deepEqual(queryConversion('seconds since 1970 back into a date'), { from: 'seconds since 1970', to: 'a date' });
+  assert.equal(queryConversion('clamp a value'), null);
+  assert.equal(queryConversion('add to it'), null, 'a side without a meaningful word is no side');
+  assert.equal(queryShape('save the game to the browser, not load it').conversion?.to, 'the browser', 'the unwanted clause is not a side');
+});
+
+test("an atom's name says which way it converts, and names its sibling", () => {
+  assert.deepEqual(nameConversion('rgb_to_hex'), { from: 'rgb', to: 'hex' });
+  assert.deepEqual(nameConversion('line_col_to_offset'), { from: 'line col', to: 'offset' });
+  assert.deepEqual(nameConversion('to_unix_timestamp'), { from: '', to: 'unix timestamp' });
+  assert.deepEqual(nameConversion('from_unix_timestamp'), { from: 'unix timestamp', to: '' });
+  assert.equal(nameConversion('player_jump'), null);
+  assert.equal(nameConversion('go_to'), null);
+  assert.equal(reversedName(nameConversion('line_col_to_offset')!), 'offset_to_line_col');
+  assert.equal(reversedName(nameConversion('to_unix_timestamp')!), 'from_unix_timestamp');
+  assert.equal(reversedName(nameConversion('from_unix_timestamp')!), 'to_unix_timestamp');
+});
+
+test('the sibling that converts the way the query asks is judged 1, the other -1, and the score follows', () => {
+  // A stand-in for the model's similarity of two phrases: shared words.
+  const similarity = (a: string, b: string) => (a.split(' ').some((w) => b.split(' ').includes(w)) ? 1 : 0);
+  const asked = queryConversion('colour code to channel values')!;
+  const codeToChannels = { from: 'colour code', to: 'channel values' };
+  assert.equal(conversionAgreement(asked, codeToChannels, similarity), 1);
+  assert.equal(conversionAgreement(asked, { from: codeToChannels.to, to: codeToChannels.from }, similarity), -1);
+  assert.equal(conversionAgreement(asked, { from: 'degrees', to: 'radians' }, similarity), 0, 'unrelated sides say nothing');
+  assert.equal(conversionAgreement(asked, { from: '', to: 'channel values' }, similarity), 1, 'one side is enough');
+  const shape = queryShape('colour code to channel values');
+  const candidates: Candidate[] = ['hex_to_rgb', 'rgb_to_hex'].map((name) => ({ name, lexical: 1, related: 0, cosine: 0.6, code: '' }));
+  const tie = scoreCandidates(shape, candidates, rarity);
+  assert.equal(tie.get('hex_to_rgb'), tie.get('rgb_to_hex'));
+  const judged = scoreCandidates(shape, candidates.map((c) => ({ ...c, direction: c.name === 'hex_to_rgb' ? 1 : -1 })), rarity);
+  assert.ok(judged.get('hex_to_rgb')! > judged.get('rgb_to_hex')!);
+  for (const v of judged.values()) assert.ok(v >= 0 && v <= 1);
 });
 
 test('a fragment is evidence only while few atoms hold it, and only atoms of the type asked for', () => {

@@ -14,8 +14,11 @@
  * - name: the share of the query's words that are words of the atom's name;
  * - code: the share of the query's code-like tokens (`setItem`, `Math.hypot`, `is_key_down`), and
  *   of a short query's plain words (`splice`, `normalize NFD`), that the atom's code uses verbatim;
- * - literal: for a query copied from code (`redo.length = 0`, `??= []`), whether the atom's code
- *   holds it as written.
+ * - literal: for a query copied from code (`redo.length = 0`, `??= []`, `Date.UTC`, `new Map`,
+ *   `86400000`), whether the atom's code holds it as written;
+ * - direction: for a query asking for a conversion ("camelCase into snake_case") and an atom
+ *   whose name converts (camel_to_snake) and has a sibling converting back (snake_to_camel),
+ *   whether the name goes the way the query asks.
  *
  * Identifier-like queries (code tokens, or two words or fewer) weigh words, name and code more
  * and meaning less: the sentence encoder knows little about `imul`.
@@ -39,6 +42,11 @@ export interface Candidate {
   words?: AtomWords;
   /** Whether the atom's code holds the query as written (QueryShape.literal). */
   literal?: boolean;
+  /**
+   * For a query asking for a conversion and an atom named for one: 1 when the name converts the
+   * way the query asks, -1 the other way round, 0 or absent when neither is clear.
+   */
+  direction?: number;
 }
 
 export interface QueryShape {
@@ -63,6 +71,14 @@ export interface QueryShape {
    * the agent copied it from. Null for other queries.
    */
   literal: CodeLiteral | null;
+  /** What the query asks to convert into what ("camelCase to snake_case"), or null. */
+  conversion: Conversion | null;
+}
+
+/** Two sides of a conversion, as phrases; '' for a side left unsaid (`to_unix_timestamp`). */
+export interface Conversion {
+  from: string;
+  to: string;
 }
 
 /**
@@ -115,12 +131,14 @@ interface Weights {
    * means `math_lerp` (which `color_lerp` calls) more than `color_lerp`.
    */
   dependency: number;
+  /** Added (or taken off) by Candidate.direction: rgb_to_hex or hex_to_rgb. */
+  direction: number;
 }
 
 /** Chosen on the tuned halves of npm run eval:search (see the README's search section). */
 export const WEIGHTS: { prose: Weights; identifier: Weights } = {
-  prose: { lexical: 0.3, related: 0.25, meaning: 0.7, name: 0.05, code: 0, unwanted: 0.3, dependency: 0, literal: 0.5 },
-  identifier: { lexical: 0.15, related: 0.3, meaning: 0.15, name: 0.5, code: 0.3, unwanted: 0.3, dependency: 0.05, literal: 0.5 },
+  prose: { lexical: 0.3, related: 0.25, meaning: 0.7, name: 0.05, code: 0, unwanted: 0.3, dependency: 0, literal: 0.5, direction: 0.07 },
+  identifier: { lexical: 0.15, related: 0.3, meaning: 0.15, name: 0.5, code: 0.3, unwanted: 0.3, dependency: 0.05, literal: 0.5, direction: 0.07 },
 };
 
 /** Queries of this many words or fewer are names more often than sentences. */
@@ -152,7 +170,7 @@ export function queryShape(query: string): QueryShape {
   // A short query with code's punctuation is code; a sentence with a parenthesis is still a sentence.
   const identifierLike = codeTokens.length > 0 || (literal !== null && raw.length <= LITERAL_WORDS) || (raw.length <= SHORT_QUERY_WORDS && words.length > 0);
   const plain = identifierLike ? raw.filter((t) => !CODE_LIKE.test(t) && /^[A-Za-z]{3,}$/.test(t) && terms(t).length > 0) : [];
-  return { identifierLike, wanted, terms: words, unwanted, codeTokens, inCode: [...codeTokens, ...plain], literal };
+  return { identifierLike, wanted, terms: words, unwanted, codeTokens, inCode: [...codeTokens, ...plain], literal, conversion: queryConversion(wanted) };
 }
 
 /**
@@ -173,6 +191,57 @@ export function literalPattern(query: string): CodeLiteral | null {
   const text = query.trim();
   if (text.length < 3 || text.length > MAX_LITERAL) return null;
   return CODE_PUNCTUATION.test(text) || CODE_WITHOUT_PUNCTUATION.test(text) ? new CodeLiteral(text) : null;
+}
+
+/** Words that start a request for a conversion and say nothing of its sides: "turn X into Y". */
+const CONVERT_VERB = /^(?:please\s+)?(?:turn|convert|change|transform|translate|map|switch|go|get|make)\s+/i;
+
+/**
+ * The conversion a query asks for: "X to Y", "X into Y", "from X to Y", or "Y from X" (the
+ * sides swapped); null when it asks for none.
+ */
+export function queryConversion(wanted: string): Conversion | null {
+  const text = wanted.trim();
+  const fromTo = /^(?:.*\s)?from\s+(.+?)\s+(?:to|into)\s+(.+)$/i.exec(text);
+  const to = /^(.+?)\s+(?:to|into)\s+(.+)$/i.exec(text);
+  const from = /^(.+?)\s+from\s+(.+)$/i.exec(text);
+  let sides: [string, string] | undefined;
+  if (fromTo) sides = [fromTo[1]!, fromTo[2]!];
+  else if (to && (!from || to[1]!.length < from[1]!.length)) sides = [to[1]!, to[2]!];
+  else if (from) sides = [from[2]!, from[1]!];
+  if (!sides) return null;
+  const [a, b] = sides.map((side) => side.replace(CONVERT_VERB, '').replace(/\s+back$/i, '').trim());
+  return terms(a!).length > 0 && terms(b!).length > 0 ? { from: a!, to: b! } : null;
+}
+
+/** The conversion an atom's name says it makes: rgb_to_hex, to_unix_timestamp, from_unix_timestamp. */
+export function nameConversion(name: string): Conversion | null {
+  const parts = name.split('_');
+  const at = parts.indexOf('to', 1);
+  if (at > 0 && at < parts.length - 1) return { from: parts.slice(0, at).join(' '), to: parts.slice(at + 1).join(' ') };
+  if (parts.length > 1 && parts[0] === 'to') return { from: '', to: parts.slice(1).join(' ') };
+  if (parts.length > 1 && parts[0] === 'from') return { from: parts.slice(1).join(' '), to: '' };
+  return null;
+}
+
+/** The name of the conversion the other way round: hex_to_rgb for rgb_to_hex, from_x for to_x. */
+export function reversedName(name: Conversion): string {
+  const snake = (words: string) => words.split(' ').join('_');
+  if (!name.from) return `from_${snake(name.to)}`;
+  if (!name.to) return `to_${snake(name.from)}`;
+  return `${snake(name.to)}_to_${snake(name.from)}`;
+}
+
+/**
+ * Whether the name converts the way the query asks (1), the other way round (-1), or neither is
+ * clear (0): the query's sides are compared with the name's, in order and crossed, by
+ * `similarity` (of two phrases, 0..1).
+ */
+export function conversionAgreement(query: Conversion, name: Conversion, similarity: (a: string, b: string) => number): number {
+  const sim = (a: string, b: string) => (a && b ? similarity(a, b) : 0);
+  const inOrder = sim(query.from, name.from) + sim(query.to, name.to);
+  const crossed = sim(query.from, name.to) + sim(query.to, name.from);
+  return Math.sign(inOrder - crossed);
 }
 
 /** The query's words that are words of the name, weighted by rarity, as a share of all, 0..1. */
@@ -246,8 +315,9 @@ export function scoreCandidates(shape: QueryShape, candidates: readonly Candidat
       w.code * codeOverlap(shape, c.words?.code ?? c.code, rarity) -
       (namesUnwanted(shape, nameWords ?? c.name) ? w.unwanted : 0) +
       (calledByNamed.has(c.name) && named.get(c.name)! > 0 ? w.dependency : 0) +
-      (c.literal ? literalWeight : 0);
-    scores.set(c.name, Math.max(0, score) / total);
+      (c.literal ? literalWeight : 0) +
+      w.direction * (c.direction ?? 0);
+    scores.set(c.name, Math.min(1, Math.max(0, score) / total));
   }
   return scores;
 }

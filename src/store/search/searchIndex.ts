@@ -19,7 +19,7 @@ import { textHash } from '../embeddings/textHash.js';
 import { EmbedQueue, type EmbedJobResult } from './embedQueue.js';
 import { reciprocalRankFusion } from './fusion.js';
 import { LexicalIndex } from './lexical.js';
-import { atomsHolding, queryShape, scoreCandidates, type Candidate } from './rank.js';
+import { atomsHolding, conversionAgreement, nameConversion, queryShape, reversedName, scoreCandidates, type Candidate, type Conversion, type Rarity } from './rank.js';
 import type { SearchStore, SearchStoreChange, StoredEmbedding } from './searchStore.js';
 import { VectorIndex, VectorSlab, type VectorEntry } from './vectorIndex.js';
 import { asAtomName, terms } from './words.js';
@@ -37,6 +37,10 @@ export const SIMILARITY_THRESHOLD = 0.3;
 const LEXICAL_WEIGHT = 1.5;
 /** How many candidates each ranking contributes to the fusion. */
 const CANDIDATES = 50;
+/** How many of the best candidates named for a conversion have their direction judged. */
+const DIRECTION_CANDIDATES = 10;
+/** Query vectors kept (and a query's parts': a conversion's sides, names' sides). */
+const QUERY_CACHE = 200;
 /** How many nearest atoms the second pass knows the cosine of (vectra scores them all anyway). */
 const COSINE_CANDIDATES = 150;
 /** After the provider fails, how long search goes by words alone before trying again. */
@@ -335,7 +339,11 @@ export class SearchIndex implements Disposable {
       }
     }
 
-    const scores = scoreCandidates(shape, [...byName.values()], (kind, word) => this.lexical.idf(kind, word));
+    const rarity: Rarity = (kind, word) => this.lexical.idf(kind, word);
+    let scores = scoreCandidates(shape, [...byName.values()], rarity);
+    if (shape.conversion && !semanticUnavailable && (await this.judgeDirections(shape.conversion, scores, byName))) {
+      scores = scoreCandidates(shape, [...byName.values()], rarity);
+    }
     if (exact) scores.set(exact, 1);
     const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
 
@@ -351,6 +359,34 @@ export class SearchIndex implements Disposable {
     }
     if (semanticUnavailable) return { hits, semanticUnavailable };
     return unembedded > 0 ? { hits, unembedded } : { hits };
+  }
+
+  /**
+   * For a query that asks for a conversion ("camelCase to snake_case"): which way each of the best
+   * candidates named for one converts (Candidate.direction), by the meaning of the query's two
+   * sides against the name's. Only the first DIRECTION_CANDIDATES such names: their sides are
+   * embedded (a few words each, cached like queries). Returns whether any direction was set.
+   */
+  private async judgeDirections(conversion: Conversion, scores: ReadonlyMap<string, number>, byName: ReadonlyMap<string, Candidate>): Promise<boolean> {
+    const named = [...scores.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([name]) => ({ candidate: byName.get(name)!, sides: nameConversion(name) }))
+      // Only names whose reverse is an atom too: direction tells two siblings apart, and judging
+      // a name alone (xp_to_next_level) would only add the noise of two small embeddings.
+      .filter((n): n is { candidate: Candidate; sides: Conversion } => n.sides !== null && this.source.get(reversedName(n.sides)) !== undefined)
+      .slice(0, DIRECTION_CANDIDATES);
+    if (named.length === 0) return false;
+    const phrases = [...new Set([conversion.from, conversion.to, ...named.flatMap((n) => [n.sides.from, n.sides.to])].filter((p) => p))];
+    let vectors: Float32Array[];
+    try {
+      vectors = await this.embedTexts(phrases);
+    } catch {
+      return false;
+    }
+    const vectorOf = new Map(phrases.map((p, i) => [p, vectors[i]!]));
+    const similarity = (a: string, b: string) => cosine(vectorOf.get(a)!, vectorOf.get(b)!);
+    for (const n of named) n.candidate.direction = conversionAgreement(conversion, n.sides, similarity);
+    return true;
   }
 
   /** Settles when the index is loaded and every queued atom is embedded and indexed. */
@@ -555,19 +591,33 @@ export class SearchIndex implements Disposable {
   }
 
   private async embedQuery(text: string): Promise<Float32Array> {
-    const cached = this.queryCache.get(text);
-    if (cached) return cached;
-    if (this.providerFailedRecently()) throw new Error(this.providerFailure!.message);
-    try {
-      const [vector] = await this.provider.embed([text]);
-      this.providerFailure = undefined;
-      if (this.queryCache.size >= 200) this.queryCache.delete(this.queryCache.keys().next().value!);
-      this.queryCache.set(text, vector!);
-      return vector!;
-    } catch (err) {
-      this.noteProviderFailure(err as Error);
-      throw err;
+    return (await this.embedTexts([text]))[0]!;
+  }
+
+  /** Vectors of short texts (queries, a query's parts), those not cached in one call to the model. */
+  private async embedTexts(texts: readonly string[]): Promise<Float32Array[]> {
+    const found = new Map<string, Float32Array>();
+    for (const t of texts) {
+      const cached = this.queryCache.get(t);
+      if (cached) found.set(t, cached);
     }
+    const missing = [...new Set(texts.filter((t) => !found.has(t)))];
+    if (missing.length > 0) {
+      if (this.providerFailedRecently()) throw new Error(this.providerFailure!.message);
+      try {
+        const vectors = await this.provider.embed(missing);
+        this.providerFailure = undefined;
+        missing.forEach((text, i) => {
+          found.set(text, vectors[i]!);
+          if (this.queryCache.size >= QUERY_CACHE) this.queryCache.delete(this.queryCache.keys().next().value!);
+          this.queryCache.set(text, vectors[i]!);
+        });
+      } catch (err) {
+        this.noteProviderFailure(err as Error);
+        throw err;
+      }
+    }
+    return texts.map((t) => found.get(t)!);
   }
 
   private noteProviderFailure(err: Error): void {
