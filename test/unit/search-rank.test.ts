@@ -103,7 +103,10 @@ test('a query asking for a conversion has two sides, in the order it asks for', 
   assert.deepEqual(queryConversion('css colour code from channel values'), { from: 'channel values', to: 'css colour code' });
   assert.deepEqual(queryConversion('go from degrees to radians'), { from: 'degrees', to: 'radians' });
   assert.deepEqual(queryConversion('seconds since 1970 back into a date'), { from: 'seconds since 1970', to: 'a date' });
+  assert.deepEqual(queryConversion('toSnakeCase'), { from: '', to: 'snake case' }, 'an identifier reads as a name does');
+  assert.deepEqual(queryConversion('hexToRgb'), { from: 'hex', to: 'rgb' });
   assert.equal(queryConversion('clamp a value'), null);
+  assert.equal(queryConversion('playerJump'), null);
   assert.equal(queryConversion('add to it'), null, 'a side without a meaningful word is no side');
   assert.equal(queryShape('save the game to the browser, not load it').conversion?.to, 'the browser', 'the unwanted clause is not a side');
 });

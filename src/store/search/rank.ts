@@ -26,7 +26,7 @@
 import type { Atom, AtomType } from '../../atoms/model.js';
 import { escapeRegExp } from '../../util/regexp.js';
 import type { AtomWords, WordLookup } from './lexical.js';
-import { CODE_LIKE, terms } from './words.js';
+import { asAtomName, CODE_LIKE, terms } from './words.js';
 
 export interface Candidate {
   name: string;
@@ -198,10 +198,12 @@ const CONVERT_VERB = /^(?:please\s+)?(?:turn|convert|change|transform|translate|
 
 /**
  * The conversion a query asks for: "X to Y", "X into Y", "from X to Y", or "Y from X" (the
- * sides swapped); null when it asks for none.
+ * sides swapped), or one identifier named as atoms are (`toSnakeCase`, `hex_to_rgb`); null when it
+ * asks for none.
  */
 export function queryConversion(wanted: string): Conversion | null {
   const text = wanted.trim();
+  if (/^[A-Za-z_$][\w$]*$/.test(text)) return nameConversion(asAtomName(text));
   const fromTo = /^(?:.*\s)?from\s+(.+?)\s+(?:to|into)\s+(.+)$/i.exec(text);
   const to = /^(.+?)\s+(?:to|into)\s+(.+)$/i.exec(text);
   const from = /^(.+?)\s+from\s+(.+)$/i.exec(text);
