@@ -79,6 +79,13 @@ test('the general vocabulary links app words, and keeps opposites apart', () => 
   }
 });
 
+test("a naming convention's words meet the words its names split into, and an abbreviation its meaning", () => {
+  // snake_case splits into snake + case, so "snakecase" alone would link underscore to nothing.
+  assert.ok(relatedWords('underscore').includes('snake'));
+  // SMA, EMA: kinds of moving average.
+  assert.ok(relatedWords('sma').includes('average'));
+});
+
 test('every word of the related-words list is one searchable word: no stop word, no digits that split it', () => {
   const source = readFileSync(join(__dirname, '../../src/store/search/vocabulary.ts'), 'utf8');
   const groups = [...source.matchAll(/^ {2}'([a-z0-9 ]+)',$/gm)].map((m) => m[1]!);

@@ -136,7 +136,7 @@ const GROUPS: string[] = [
   'indent indentation',
   'dedent outdent unindent',
   'camelcase camel camelize',
-  'snakecase underscore',
+  'snakecase snake underscore',
   'kebabcase kebab dasherize',
   'regex regexp pattern',
   'localize localise locale internationalization localization',
@@ -428,7 +428,7 @@ const GROUPS: string[] = [
   'binomial ncr',
   'powerset subsets',
   // statistics and finance
-  'sma ema wma ewma smoothing',
+  'sma ema wma ewma smoothing average',
   'percentile quantile quartile',
   'outlier iqr tukey interquartile',
   'pearson spearman kendall correlation',
