@@ -73,13 +73,14 @@ test('a query with code punctuation is a pattern over code: spaces between symbo
   assert.equal(queryShape('clamp a value (between the min and the max)').identifierLike, false, 'a sentence with a parenthesis is prose');
 });
 
-test('a dotted API name, a constructor call and a number are code too, matched as whole tokens', () => {
+test('a dotted API name, a constructor call and a number are code too, and a number is matched whole', () => {
   const utc = literalPattern('Date.UTC')!;
   assert.ok(utc.test('return new Date(Date.UTC(y, m + 1, 0)).getUTCDate();'));
-  assert.ok(!utc.test('const d = myDate.UTCish;'), 'a longer name is another name');
+  assert.ok(!utc.test('const d = myDate.UTC;'), 'a longer name in front is another name');
   const map = literalPattern('new Map')!;
   assert.ok(map.test('const seen = new Map();'));
-  assert.ok(!map.test('const m = new MapView();'));
+  assert.ok(!map.test('renew Map();'));
+  assert.ok(literalPattern("physics_config('move_sp")!.test("physics_config('move_speed')"), 'the last word may be cut short');
   assert.equal(literalPattern('new game'), null, 'a lowercase word after "new" is English');
   const day = literalPattern('86400000')!;
   assert.ok(day.test('return Math.round((b - a) / 86400000);'));
@@ -139,6 +140,22 @@ test('the sibling that converts the way the query asks is judged 1, the other -1
   const judged = scoreCandidates(shape, candidates.map((c) => ({ ...c, direction: c.name === 'hex_to_rgb' ? 1 : -1 })), rarity);
   assert.ok(judged.get('hex_to_rgb')! > judged.get('rgb_to_hex')!);
   for (const v of judged.values()) assert.ok(v >= 0 && v <= 1);
+});
+
+test("a fragment remembered with a gap is found by its pieces in order on one line, when none holds it as written", () => {
+  const fragment = literalPattern('Date.parse / 1000')!;
+  assert.equal(fragment.holds('return Math.floor(Date.parse(text) / 1000);'), 'pieces');
+  assert.equal(fragment.holds('x = Date.parse / 1000;'), 'written');
+  assert.equal(fragment.holds('const t = Date.parse(text);\nreturn t / 1000;'), undefined, 'one line');
+  assert.equal(fragment.holds('return 1000 / Date.parse(text);'), undefined, 'in order');
+  assert.equal(fragment.holds('return Date.parse(text) / 86400000;'), undefined, 'whole tokens');
+  const atoms = [
+    { name: 'gap', type: 'util' as const, code: 'return Math.floor(Date.parse(text) / 1000);' },
+    { name: 'exact', type: 'util' as const, code: 'const f = Date.parse / 1000;' },
+  ];
+  assert.deepEqual(atomsHolding(fragment, atoms, undefined, 50), ['exact'], 'as written beats in pieces');
+  assert.deepEqual(atomsHolding(fragment, atoms.slice(0, 1), undefined, 50), ['gap']);
+  assert.equal(literalPattern('a = b + c - d * e')!.holds('a = b + c - x - d * e'), undefined, 'five pieces or more: as written only');
 });
 
 test('a fragment is evidence only while few atoms hold it, and only atoms of the type asked for', () => {

@@ -84,33 +84,77 @@ export interface Conversion {
 /**
  * A fragment of code as a pattern: its tokens (words, and each symbol) in order, any white space
  * between a word and a symbol or between symbols, at least one space between two words, so
- * `redo.length=0` finds `redo.length = 0`. The pattern runs only over code that holds the
- * fragment's longest word: a substring test is many times faster than the pattern, and a scan
- * reads every atom's code.
+ * `redo.length=0` finds `redo.length = 0`. A fragment of several pieces (parted by spaces) also
+ * has a looser pattern, its pieces in order on one line with anything between, for what is
+ * remembered with a gap: `Date.parse / 1000` finds `Date.parse(text) / 1000`. The patterns run
+ * only over code that holds the fragment's longest word: a substring test is many times faster
+ * than a pattern, and a scan reads every atom's code.
  */
 export class CodeLiteral {
   private readonly pattern: RegExp;
+  /** A pattern a piece, found in turn along a line (no lazy gaps between them: nothing to backtrack). */
+  private readonly pieces: RegExp[];
+  /** Each piece's longest word: code without one of them cannot hold the pieces. */
+  private readonly pieceWords: string[];
   private readonly anchor: string;
 
   constructor(fragment: string) {
     const tokens = fragment.match(/[\w$]+|\S/g) ?? [];
-    const isWord = (token: string | undefined) => token !== undefined && /^[\w$]/.test(token);
-    // A word at either end is a whole token of the code: `86400000` is not in `186400000`, nor
-    // `redo.length` in `undo_redo.length`.
-    let source = isWord(tokens[0]) ? '(?<![\\w$])' : '';
-    tokens.forEach((token, i) => {
-      if (i > 0) source += isWord(token) && isWord(tokens[i - 1]) ? '\\s+' : '\\s*';
-      source += escapeRegExp(token);
-    });
-    if (isWord(tokens.at(-1))) source += '(?![\\w$])';
-    this.pattern = new RegExp(source);
-    this.anchor = tokens.filter(isWord).reduce((a, b) => (b.length > a.length ? b : a), '');
+    this.pattern = new RegExp(tokensPattern(tokens));
+    const parts = fragment.trim().split(/\s+/);
+    const pieces = parts.length > 1 && parts.length <= MAX_PIECES ? parts.map((p) => p.match(/[\w$]+|\S/g) ?? []) : [];
+    this.pieces = pieces.map((p) => new RegExp(tokensPattern(p), 'g'));
+    this.pieceWords = pieces.map(longestWord).filter((w) => w.length > 0);
+    this.anchor = longestWord(tokens);
   }
 
-  /** Whether the code holds the fragment. */
+  /** Whether the code holds the fragment as written. */
   test(code: string): boolean {
     return code.includes(this.anchor) && this.pattern.test(code);
   }
+
+  /** How the code holds the fragment: as written, only its pieces in order on a line, or not. */
+  holds(code: string): 'written' | 'pieces' | undefined {
+    if (!code.includes(this.anchor)) return undefined;
+    if (this.pattern.test(code)) return 'written';
+    if (this.pieces.length === 0 || !this.pieceWords.every((w) => code.includes(w))) return undefined;
+    return code.split('\n').some((line) => this.piecesInOrder(line)) ? 'pieces' : undefined;
+  }
+
+  /** Each piece found after the one before it, the earliest each time. */
+  private piecesInOrder(line: string): boolean {
+    let from = 0;
+    for (const piece of this.pieces) {
+      piece.lastIndex = from;
+      const found = piece.exec(line);
+      if (!found) return false;
+      from = found.index + found[0].length;
+    }
+    return true;
+  }
+}
+
+function isWordToken(token: string | undefined): boolean {
+  return token !== undefined && /^[\w$]/.test(token);
+}
+
+function longestWord(tokens: readonly string[]): string {
+  return tokens.filter(isWordToken).reduce((a, b) => (b.length > a.length ? b : a), '');
+}
+
+/**
+ * Tokens in order, white space as CodeLiteral says. A word in front starts a token of the code
+ * (`redo.length` is not in `undo_redo.length`); a number at the end ends one (`1000` is not in
+ * `10000`), where a word at the end may be the start of a longer one (`physics_config('move_sp`).
+ */
+function tokensPattern(tokens: readonly string[]): string {
+  let source = isWordToken(tokens[0]) ? '(?<![\\w$])' : '';
+  tokens.forEach((token, i) => {
+    if (i > 0) source += isWordToken(token) && isWordToken(tokens[i - 1]) ? '\\s+' : '\\s*';
+    source += escapeRegExp(token);
+  });
+  if (/^\d/.test(tokens.at(-1) ?? '')) source += '(?![\\w$])';
+  return source;
 }
 
 /** How rare a word is among the atoms (LexicalIndex.idf); 0 for one no atom has. */
@@ -156,6 +200,8 @@ const CODE_WITHOUT_PUNCTUATION = /^(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|ne
 const LITERAL_WORDS = 4;
 /** A literal longer than this is not searched for: it is a paragraph, not a fragment of code. */
 const MAX_LITERAL = 80;
+/** A fragment of more pieces than this is not looked for with gaps between them. */
+const MAX_PIECES = 4;
 /** Where a query starts saying what it does not want: "save the game, not load it". */
 const NEGATION = /,?\s+(?:not|rather than|instead of|but not|except)\s+/i;
 
@@ -174,16 +220,21 @@ export function queryShape(query: string): QueryShape {
 }
 
 /**
- * The names of the atoms (of `type`, when given) whose code holds the fragment; none when more
- * than `limit` do: a fragment that common (`return 0;`) tells none of them apart.
+ * The names of the atoms (of `type`, when given) whose code holds the fragment as written or,
+ * when none does, its pieces in order on a line; none when more than `limit` do: a fragment that
+ * common (`return 0;`) tells none of them apart.
  */
 export function atomsHolding(literal: CodeLiteral, atoms: Iterable<Pick<Atom, 'name' | 'type' | 'code'>>, type: AtomType | undefined, limit: number): string[] {
-  const holding: string[] = [];
+  const written: string[] = [];
+  const pieces: string[] = [];
   for (const atom of atoms) {
-    if ((type && atom.type !== type) || !literal.test(atom.code)) continue;
-    if (holding.push(atom.name) > limit) return [];
+    if (type && atom.type !== type) continue;
+    const held = literal.holds(atom.code);
+    if (held === 'written' && written.push(atom.name) > limit) return [];
+    if (held === 'pieces' && written.length === 0 && pieces.length <= limit) pieces.push(atom.name);
   }
-  return holding;
+  if (written.length > 0) return written;
+  return pieces.length <= limit ? pieces : [];
 }
 
 /** The query as a pattern over code (CodeLiteral), or null when it is not written as code is. */
