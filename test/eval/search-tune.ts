@@ -18,7 +18,7 @@ import { SearchIndex } from '../../src/store/search/searchIndex.js';
 import { MemorySource } from '../fixtures/search-source.js';
 import { EVAL_ATOMS, EVAL_SETS } from './search.eval.js';
 
-/** Embeds each text once (the eval's 364 queries overflow the index's own query cache). */
+/** Embeds each text once (the eval's hundreds of queries overflow the index's own query cache). */
 class MemoProvider implements EmbeddingProvider {
   readonly modelId: string;
   readonly dimensions: number;
