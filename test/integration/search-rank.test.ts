@@ -28,6 +28,17 @@ after(async () => {
 
 const first = async (query: string) => (await index.search(query)).hits[0]?.atom.name;
 
+/** Runs `check` on a search index of its own over `drafts`, with the real model, and closes it. */
+async function withIndex(prefix: string, drafts: ConstructorParameters<typeof MemorySource>[1], check: (index: SearchIndex) => Promise<void>): Promise<void> {
+  const own = new SearchIndex(new MemorySource(join(tempDir(prefix), '.atomic'), drafts), new UseLiteProvider(), { backlogDelayMs: 0 });
+  try {
+    await own.whenIdle();
+    await check(own);
+  } finally {
+    await own.close();
+  }
+}
+
 test('a distinctive API or abbreviation puts the atom that uses it first', async () => {
   assert.equal(await first('Math.imul'), 'seeded_random');
   assert.equal(await first('BFS'), 'grid_shortest_path');
@@ -40,31 +51,24 @@ test('a fragment copied from code puts the atom whose code holds it first, space
   // Three atoms with the same words in their code; only one holds the fragment as written.
   const queue = (name: string, description: string, body: string) =>
     atom(name, 'util', description, [port('items:number[]'), port('head:number')], [port('n:number')], [], `function ${name}(items, head) {\n${body}\n}`);
-  const local = new MemorySource(join(tempDir('atomic-search-literal-'), '.atomic'), [
+  const queues = [
     queue('queue_reset_head', 'Moves the read position back to the start', '  head = 0;\n  return items.length + head;'),
     queue('queue_clear', 'Empties a queue', '  const n = items.length;\n  items.length = 0;\n  return n + head * 0;'),
     queue('queue_remaining', 'How many items are left to read', '  return items.length - head > 0 ? items.length - head : 0;'),
-  ]);
-  const literalIndex = new SearchIndex(local, new UseLiteProvider(), { backlogDelayMs: 0 });
-  try {
-    await literalIndex.whenIdle();
+  ];
+  await withIndex('atomic-search-literal-', queues, async (literalIndex) => {
     for (const query of ['items.length = 0', 'items.length=0;']) {
       assert.equal((await literalIndex.search(query)).hits[0]?.atom.name, 'queue_clear', query);
     }
     const { hits } = await literalIndex.search('items.length = 0', { type: 'feature' });
     assert.deepEqual(hits, [], 'the type filter holds for what the scan finds');
-  } finally {
-    await literalIndex.close();
-  }
+  });
   assert.equal(await first('acc[row[field]] ??= []'), 'group_by');
 });
 
 test('of two siblings that convert opposite ways, the one converting the way the query asks comes first', async () => {
   // Both names hold both sides' words, so words alone tie them; the sides' meaning decides.
-  const local = new MemorySource(join(tempDir('atomic-search-direction-'), '.atomic'), TEXT_ATOMS);
-  const directionIndex = new SearchIndex(local, new UseLiteProvider(), { backlogDelayMs: 0 });
-  try {
-    await directionIndex.whenIdle();
+  await withIndex('atomic-search-direction-', TEXT_ATOMS, async (directionIndex) => {
     const asked: Array<[string, string]> = [
       ['snake_case into camelCase', 'snake_to_camel'],
       ['camelCase into snake_case', 'camel_to_snake'],
@@ -76,9 +80,7 @@ test('of two siblings that convert opposite ways, the one converting the way the
       ['a date into epoch seconds', 'to_unix_timestamp'],
     ];
     for (const [query, expected] of asked) assert.equal((await directionIndex.search(query)).hits[0]?.atom.name, expected, query);
-  } finally {
-    await directionIndex.close();
-  }
+  });
 });
 
 test('"X, not Y" puts the sibling X first', async () => {
