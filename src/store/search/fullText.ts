@@ -325,23 +325,25 @@ export class FullTextIndex {
       if (maxDistance) fuzzyMatches = this.dictionary.fuzzyGet(key, maxDistance);
     }
     if (prefix) {
-      for (const [longer, term] of this.dictionary.atPrefix(key)) {
-        const distance = longer.length - key.length;
-        if (!distance) continue;
+      const scorePrefixMatch = (longer: string, term: number, distance: number) => {
         fuzzyMatches?.delete(longer); // scored as a prefix match
         this.score(term, (weights.prefix * longer.length) / (longer.length + 0.3 * distance), termBoost, boosts);
-      }
+      };
+      this.eachLonger(key, undefined, scorePrefixMatch);
       // The typed form's longer terms: none of them begins with the key (it does not begin `typed`).
-      for (const [longer, term] of typed ? this.dictionary.atPrefix(typed) : []) {
-        const distance = longer.length - typed!.length;
-        if (!distance || longer === key) continue;
-        fuzzyMatches?.delete(longer);
-        this.score(term, (weights.prefix * longer.length) / (longer.length + 0.3 * distance), termBoost, boosts);
-      }
+      if (typed) this.eachLonger(typed, key, scorePrefixMatch);
     }
     for (const [near, [term, distance]] of fuzzyMatches ?? []) {
       if (!distance) continue;
       this.score(term, (weights.fuzzy * near.length) / (near.length + distance), termBoost, boosts);
+    }
+  }
+
+  /** Each term longer than `start` that begins with it, but `skip`, with how many letters longer. */
+  private eachLonger(start: string, skip: string | undefined, visit: (longer: string, term: number, distance: number) => void): void {
+    for (const [longer, term] of this.dictionary.atPrefix(start)) {
+      const distance = longer.length - start.length;
+      if (distance > 0 && longer !== skip) visit(longer, term, distance);
     }
   }
 

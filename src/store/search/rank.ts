@@ -113,11 +113,11 @@ export class CodeLiteral {
     return code.includes(this.anchor) && this.pattern.test(code);
   }
 
-  /** How the code holds the fragment: as written, only its pieces in order on a line, or not. */
-  holds(code: string): 'written' | 'pieces' | undefined {
+  /** How the code holds the fragment: as written, only its pieces in order on a line (when `pieces`), or not. */
+  holds(code: string, pieces = true): 'written' | 'pieces' | undefined {
     if (!code.includes(this.anchor)) return undefined;
     if (this.pattern.test(code)) return 'written';
-    if (this.pieces.length === 0 || !this.pieceWords.every((w) => code.includes(w))) return undefined;
+    if (!pieces || this.pieces.length === 0 || !this.pieceWords.every((w) => code.includes(w))) return undefined;
     return code.split('\n').some((line) => this.piecesInOrder(line)) ? 'pieces' : undefined;
   }
 
@@ -229,9 +229,10 @@ export function atomsHolding(literal: CodeLiteral, atoms: Iterable<Pick<Atom, 'n
   const pieces: string[] = [];
   for (const atom of atoms) {
     if (type && atom.type !== type) continue;
-    const held = literal.holds(atom.code);
+    // Once one atom holds it as written, pieces no longer count: they are not looked for.
+    const held = literal.holds(atom.code, written.length === 0);
     if (held === 'written' && written.push(atom.name) > limit) return [];
-    if (held === 'pieces' && written.length === 0 && pieces.length <= limit) pieces.push(atom.name);
+    if (held === 'pieces' && pieces.length <= limit) pieces.push(atom.name);
   }
   if (written.length > 0) return written;
   return pieces.length <= limit ? pieces : [];
