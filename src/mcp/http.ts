@@ -11,7 +11,8 @@
  * open GET stream is live and never reclaimed; only when all are live is a new client refused.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import { chmodSync, readFileSync, realpathSync, unlinkSync } from 'node:fs';
+import { chmodSync, realpathSync, unlinkSync } from 'node:fs';
+import { readPlainFileSync } from '../util/safeFile.js';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -267,7 +268,7 @@ export class McpHttpHost {
 /** Removes server.json if it still names this process (a newer server may have replaced it). */
 export function removeServerInfo(file: string): void {
   try {
-    const info = JSON.parse(readFileSync(file, 'utf8')) as ServerInfo;
+    const info = JSON.parse(readPlainFileSync(file, 64 * 1024).toString('utf8')) as ServerInfo;
     if (info.pid === process.pid) unlinkSync(file);
   } catch {}
 }

@@ -17,13 +17,14 @@
  * The rest of the program reads through an `AtomReader` (reader.ts) and writes through
  * `AtomWorkspace`, which keeps this class to itself.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { errors, AtomError } from '../atoms/errors.js';
 import type { DependencyMap } from '../atoms/graph.js';
 import { MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomDraft, type AtomType, type AtomVersion } from '../atoms/model.js';
 import { Emitter, type Disposable } from '../util/event.js';
-import { removeStaleTempFiles } from '../util/atomicFile.js';
+import { removeStaleTempFiles, writeFileAtomicSync } from '../util/atomicFile.js';
+import { readPlainFileSync } from '../util/safeFile.js';
 import { silentLogger, type Logger } from '../util/log.js';
 import { changed, planUpserts, type UpsertResult } from './atoms/batch.js';
 import { AtomModel } from './atoms/model.js';
@@ -40,6 +41,7 @@ import { applyEntry, readStore, type Loaded } from './load.js';
 import { WorkspaceLock } from './lock.js';
 import { logOpenReport, type OpenReport } from './openCheck.js';
 import { OutsideChanges } from './outsideChanges.js';
+import { secureStateFolder } from './stateFolder.js';
 import type { AtomReader, StoreChange } from './reader.js';
 
 export type { UpsertResult } from './atoms/batch.js';
@@ -71,6 +73,16 @@ const GITIGNORE = `# Written by Atomic Coding. Nothing here is committed: the at
 *
 `;
 
+/** A small text file of ours, read without following a link; undefined when there is none. */
+function readTextIfPresent(file: string): string | undefined {
+  try {
+    return readPlainFileSync(file, 64 * 1024).toString('utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
 /** The first line of every .gitignore this program wrote: an older one (that committed the database) is replaced. */
 const GITIGNORE_MARK = '# Written by Atomic Coding.';
 
@@ -94,6 +106,8 @@ export class AtomStore implements AtomReader, Disposable {
   private isClosed = false;
   private readOnlyReason: string | undefined;
   private report: OpenReport = { refused: [], removed: [] };
+  /** What `.atomic/` held that was not trusted at open, and what was done with it (stateFolder.ts). */
+  private distrustedState: string[] = [];
   /** The atoms in dependency order as the first load checked them, until taken (takeOpenOrder). */
   private openOrder: string[] | undefined;
 
@@ -129,10 +143,11 @@ export class AtomStore implements AtomReader, Disposable {
 
   private async load(): Promise<void> {
     try {
-      mkdirSync(this.atomicDir, { recursive: true });
+      // A cloned repository's .atomic/ is input: links, devices and others' files in it are never followed.
+      this.distrustedState = secureStateFolder(this.atomicDir, this.log);
       const ignore = join(this.atomicDir, '.gitignore');
-      const written = existsSync(ignore) ? readFileSync(ignore, 'utf8') : undefined;
-      if (written === undefined || (written.startsWith(GITIGNORE_MARK) && written !== GITIGNORE)) writeFileSync(ignore, GITIGNORE);
+      const written = readTextIfPresent(ignore);
+      if (written === undefined || (written.startsWith(GITIGNORE_MARK) && written !== GITIGNORE)) writeFileAtomicSync(ignore, GITIGNORE);
       if (!this.options.noLock) {
         this.lock.acquire();
         // The one writer now: what a killed writer left half-written here is litter.
@@ -323,6 +338,11 @@ export class AtomStore implements AtomReader, Disposable {
   embeddingsPage<V>(after: string, limit: number, keep: (vector: Vector) => V): { embeddings: StoredAs<V>[]; next: string | undefined };
   embeddingsPage<V>(after: string, limit: number, keep?: (vector: Vector) => V): { embeddings: StoredAs<V | Vector>[]; next: string | undefined } {
     return keep ? this.embeddings.page(after, limit, keep) : this.embeddings.page(after, limit);
+  }
+
+  /** What `.atomic/` held at open that was not trusted (a link, a device...), and what was done with each. */
+  get distrusted(): readonly string[] {
+    return this.distrustedState;
   }
 
   /** Why writes are refused, when the workspace could only be opened for reading. */

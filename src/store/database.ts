@@ -6,7 +6,8 @@
  * sql.js never writes a file itself: the snapshot on disk changes only when compaction
  * writes `export()` atomically (compaction.ts), and the journal carries every change between.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
+import { openPlainFileSync } from '../util/safeFile.js';
 import type { Database, SqlValue } from 'sql.js';
 import { prepareSchema, type RemovedObject } from './schema.js';
 import { loadSqlJs } from './sqlite.js';
@@ -39,7 +40,7 @@ const ROOM_MAX_BYTES = 4 * 1024 * 1024;
 export function readSnapshot(file: string): Uint8Array | undefined {
   let fd: number;
   try {
-    fd = openSync(file, 'r');
+    fd = openPlainFileSync(file, 'read'); // a link or device planted as atoms.db is refused, not followed
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;

@@ -8,7 +8,8 @@
  * Appending a line keeps a durable write's cost flat as the workspace grows; the snapshot is
  * rewritten (atomically) only when the journal has grown (compaction.ts).
  */
-import { promises as fsp, existsSync, readFileSync, truncateSync } from 'node:fs';
+import { promises as fsp, closeSync, ftruncateSync } from 'node:fs';
+import { openPlainFile, openPlainFileSync, readPlainFileSync } from '../util/safeFile.js';
 import { createHash } from 'node:crypto';
 import type { Atom } from '../atoms/model.js';
 import type { BuildOp } from './builds.js';
@@ -40,8 +41,13 @@ export function encodeEntry(entry: JournalEntry): string {
  * offset where the intact part ends, so the caller can cut the tail off before appending.
  */
 export function readJournal(file: string): { entries: JournalEntry[]; validBytes: number; totalBytes: number } {
-  if (!existsSync(file)) return { entries: [], validBytes: 0, totalBytes: 0 };
-  const data = readFileSync(file);
+  let data: Buffer;
+  try {
+    data = readPlainFileSync(file, Number.MAX_SAFE_INTEGER);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], validBytes: 0, totalBytes: 0 };
+    throw err;
+  }
   const entries: JournalEntry[] = [];
   let offset = 0;
   while (offset < data.length) {
@@ -86,8 +92,16 @@ export class Journal {
 
   /** Opens for appending, first cutting off a torn tail left by a crash. */
   async open(validBytes: number, totalBytes: number): Promise<void> {
-    if (totalBytes > validBytes) truncateSync(this.file, validBytes);
-    this.handle = await fsp.open(this.file, 'a', 0o644);
+    // Never through a link: the journal holds atoms' code, and a link could aim it at a shell's startup file.
+    if (totalBytes > validBytes) {
+      const fd = openPlainFileSync(this.file, 'update');
+      try {
+        ftruncateSync(fd, validBytes);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    this.handle = await openPlainFile(this.file, 'append', 0o644);
     this.bytes = validBytes;
   }
 

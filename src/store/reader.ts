@@ -30,6 +30,8 @@ export interface AtomReader {
   readonly readOnly: string | undefined;
   /** What the last open (or reload from disk) refused; empty lists for a database this program wrote. */
   readonly openReport: OpenReport;
+  /** What `.atomic/` held at open that was not trusted (a link, a device...) and what was done; empty when all was well. */
+  readonly distrusted: readonly string[];
   /** Every atom, sorted by name. */
   all(): Atom[];
   get(name: string): Atom | undefined;
@@ -75,6 +77,9 @@ export function readerOf(store: AtomReader): AtomReader {
     },
     get openReport() {
       return store.openReport;
+    },
+    get distrusted() {
+      return store.distrusted;
     },
     all: () => store.all(),
     get: (name: string) => store.get(name),

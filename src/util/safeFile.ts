@@ -10,7 +10,7 @@
  */
 import { constants, promises as fsp, closeSync, fstatSync, ftruncateSync, openSync, readSync, type Stats } from 'node:fs';
 
-const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_APPEND, O_TRUNC } = constants;
+const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_APPEND } = constants;
 /** 0 where the platform has no such flag (Windows): there a link is refused by the lstat a caller makes first. */
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
@@ -54,10 +54,10 @@ function flagsFor(mode: 'read' | 'append' | 'write' | 'update'): number {
       return base | O_RDONLY;
     case 'append':
       return base | O_WRONLY | O_APPEND | O_CREAT;
-    case 'write':
-      return base | O_WRONLY | O_CREAT | O_TRUNC;
+    case 'write': // truncated after the check, on the descriptor (openPlainFile)
+      return base | O_WRONLY | O_CREAT;
     case 'update':
-      return base | O_RDWR | O_CREAT;
+      return base | O_RDWR;
   }
 }
 
@@ -68,13 +68,14 @@ function refused(file: string, err: unknown): never {
 }
 
 /**
- * Opens `file` without following a link and checks what it opened. `write` truncates only after the
- * check (a link or device is never truncated: O_TRUNC is not given to open, the descriptor is cut).
+ * Opens `file` without following a link and checks what it opened: `read` and `update` (read and
+ * write) an existing file, `append` and `write` create it when missing. `write` empties it only after
+ * the check (O_TRUNC is never given to open: a device is never truncated, the descriptor is cut).
  * Throws UnsafeFileError for anything but a plain file of this user.
  */
 export async function openPlainFile(file: string, mode: 'read' | 'append' | 'write' | 'update', fileMode = 0o644, maxBytes?: number): Promise<fsp.FileHandle> {
   const truncate = mode === 'write';
-  const handle = await fsp.open(file, flagsFor(truncate ? 'update' : mode) & ~O_TRUNC, fileMode).catch((err) => refused(file, err));
+  const handle = await fsp.open(file, flagsFor(mode), fileMode).catch((err) => refused(file, err));
   try {
     const reason = unsafeReason(await handle.stat(), maxBytes);
     if (reason) throw new UnsafeFileError(file, reason);
@@ -90,7 +91,7 @@ export async function openPlainFile(file: string, mode: 'read' | 'append' | 'wri
 export function openPlainFileSync(file: string, mode: 'read' | 'append' | 'write' | 'update', fileMode = 0o644, maxBytes?: number): number {
   let fd: number;
   try {
-    fd = openSync(file, flagsFor(mode === 'write' ? 'update' : mode) & ~O_TRUNC, fileMode);
+    fd = openSync(file, flagsFor(mode), fileMode);
   } catch (err) {
     refused(file, err);
   }

@@ -25,6 +25,8 @@ export interface WorkspaceStatus {
    * checks of an upsert, and schema objects that are not Atomic Coding's. Empty lists normally.
    */
   refused_at_open: { atoms: { name: string; reason: string; source: 'database' | 'journal' }[]; removed: { type: string; name: string }[] };
+  /** What `.atomic/` held at open that was not trusted (a link, a device, another user's file) and what was done; empty normally. */
+  distrusted_at_open: string[];
   /** The atoms as files for git (textTree/), and the files not taken with the reason; null when off. */
   text_tree: { folder: string; files: number; problems: { file: string; reason: string }[] } | null;
 }
@@ -64,6 +66,7 @@ export function workspaceStatus(workspace: AtomWorkspace, version: string, conne
     // Kept by the workspace between changes that cannot move it, so this stays cheap.
     boot_atom: workspace.bootAtom(),
     refused_at_open: { atoms: store.openReport.refused, removed: store.openReport.removed },
+    distrusted_at_open: [...store.distrusted],
     text_tree: workspace.textTree
       ? { folder: workspace.textTree.folder, files: workspace.textTree.files, problems: workspace.textTree.problems().map(({ file, reason }) => ({ file, reason })) }
       : null,
@@ -105,6 +108,7 @@ export function formatStatus(s: WorkspaceStatus): string {
     `Server: version ${s.server.version}, ${s.server.connected_clients} client${s.server.connected_clients === 1 ? '' : 's'} connected.`,
     `Boot atom: ${s.boot_atom ?? 'none'} (${BOOT_RULE})`,
     ...refusedLines(s.refused_at_open),
+    ...s.distrusted_at_open.map((line) => `Not trusted at open: ${line}.`),
     ...textTreeLines(s.text_tree),
   ].join('\n');
 }

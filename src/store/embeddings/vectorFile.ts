@@ -19,7 +19,8 @@
  * crash in between leaves a slot nothing names, free at the next open.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, readSync, readvSync, truncateSync, write, writeSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, readSync, readvSync, write, writeSync } from 'node:fs';
+import { openPlainFileSync } from '../../util/safeFile.js';
 import { promisify } from 'node:util';
 import { encodeHalf, halfVector, type Vector } from './float16.js';
 
@@ -63,7 +64,7 @@ export class VectorFile {
     this.dimensions = undefined;
     this.slots = 0;
     try {
-      const fd = openSync(this.file, 'r');
+      const fd = openPlainFileSync(this.file, 'read');
       try {
         const header = Buffer.alloc(HEADER_BYTES);
         if (readSync(fd, header, 0, HEADER_BYTES, 0) === HEADER_BYTES && header.readUInt32LE(0) === MAGIC && header.readUInt32LE(4) === FORMAT) {
@@ -84,7 +85,12 @@ export class VectorFile {
     for (const slot of taken) if (slot < this.slots) end = Math.max(end, slot + 1);
     if (this.dimensions !== undefined && end < this.slots) {
       try {
-        truncateSync(this.file, HEADER_BYTES + end * slotBytes(this.dimensions));
+        const fd = openPlainFileSync(this.file, 'update');
+        try {
+          ftruncateSync(fd, HEADER_BYTES + end * slotBytes(this.dimensions));
+        } finally {
+          closeSync(fd);
+        }
         this.slots = end;
       } catch {
         // A read-only workspace keeps its file as it is; those slots are still free to write.
@@ -167,13 +173,13 @@ export class VectorFile {
   }
 
   private open(): number {
-    this.fd ??= openSync(this.file, 'r+');
+    this.fd ??= openPlainFileSync(this.file, 'update');
     return this.fd;
   }
 
   /** Reads need no write access: a read-only workspace still reads its vectors. */
   private openForReading(): number {
-    this.readFd ??= this.fd ?? openSync(this.file, 'r');
+    this.readFd ??= this.fd ?? openPlainFileSync(this.file, 'read');
     return this.readFd;
   }
 
@@ -191,7 +197,7 @@ export class VectorFile {
     header.writeUInt32LE(MAGIC, 0);
     header.writeUInt32LE(FORMAT, 4);
     header.writeUInt32LE(dimensions, 8);
-    const fd = openSync(this.file, 'w');
+    const fd = openPlainFileSync(this.file, 'write');
     try {
       writeAll(fd, header, 0);
       fdatasyncSync(fd);
