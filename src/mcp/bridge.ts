@@ -19,7 +19,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { readLock, WorkspaceLockedError } from '../store/lock.js';
+import { readPlainFileSync, UnsafeFileError } from '../util/safeFile.js';
+import { readLock, WorkspaceLockedError, writtenHere } from '../store/lock.js';
 import type { Logger } from '../util/log.js';
 import { isProcessAlive } from '../util/process.js';
 import { AtomWorkspace } from '../workspace.js';
@@ -114,8 +115,10 @@ export async function inspectServerInfo(workspaceDir: string, timeoutMs = 1000):
   }
   let info: { url?: unknown; token?: unknown; pid?: unknown };
   try {
-    info = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
+    // Read without following a link, and bounded: the lstat above and this open may see different files.
+    info = JSON.parse(readPlainFileSync(file, 64 * 1024).toString('utf8'));
+  } catch (err) {
+    if (err instanceof UnsafeFileError) return refused(`it is ${err.reason}`);
     return refused('it is not valid JSON');
   }
   if (typeof info.token !== 'string' || info.token.length === 0) return refused('it has no token');
@@ -262,7 +265,7 @@ function acceptingAddresses(hostname: string): { v4: string[]; v6: string[] } {
 /** True when another live process holds the workspace lock (it may still be starting its server). */
 export function lockedByLiveProcess(dir: string): boolean {
   const owner = readLock(join(dir, '.atomic', 'lock'));
-  return owner !== undefined && owner.pid !== process.pid && isProcessAlive(owner.pid);
+  return owner !== undefined && owner.pid !== process.pid && writtenHere(owner) && isProcessAlive(owner.pid);
 }
 
 /**

@@ -116,3 +116,14 @@ function sealWith(key: KeyObject | null, row: SealedColumns): string | null {
   ]);
   return createHmac('sha256', key).update(text).digest('base64');
 }
+
+/**
+ * A seal of `parts` for `purpose` with this machine's secret, or null without one: proves that a
+ * small file (the workspace lock) was written by a process of this user on this machine, not
+ * committed to a repository.
+ */
+export function machineSeal(purpose: string, parts: readonly unknown[]): string | null {
+  const key = sealKey();
+  if (!key) return null;
+  return createHmac('sha256', key).update(JSON.stringify([`atomic-coding ${purpose}`, ...parts])).digest('base64');
+}
