@@ -14,8 +14,8 @@
  * Pure Node (no `vscode`), so it is unit-tested and usable from scripts.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative } from 'node:path';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, posix, relative, win32 } from 'node:path';
 import { SERVER_NAME } from '../version.js';
 import { NODE_FLAGS } from '../util/nodeFlags.js';
 
@@ -69,6 +69,32 @@ export function findTarget(id: string): AgentTarget {
  */
 export function stdioServer(nodeCommand: string, cliPath: string, workspaceDir: string): StdioServer {
   return { command: nodeCommand, args: [...NODE_FLAGS, cliPath, 'serve', '--workspace', workspaceDir, '--stdio'] };
+}
+
+/**
+ * The Node an agent's entry starts. On Windows a bare `node` may run a `node.exe` from the folder
+ * the agent starts it in (the repository: Windows looks in the current folder before PATH), so there
+ * the entry names the first `node.exe` on PATH that is outside the workspace, by its full path. On
+ * other systems `node` is looked up on PATH only (an empty or relative PATH entry, which would mean the
+ * current folder, is skipped by the same rule), so the portable bare name is kept.
+ */
+export function nodeCommand(
+  workspaceDir: string,
+  platform: NodeJS.Platform = process.platform,
+  pathVariable = process.env.PATH ?? process.env.Path ?? '',
+  exists: (file: string) => boolean = existsSync,
+): string {
+  const paths = platform === 'win32' ? win32 : posix;
+  const dirs = pathVariable.split(paths.delimiter);
+  const safe = (dir: string) => {
+    if (!dir || !paths.isAbsolute(dir)) return false; // '' and '.' mean the current folder
+    const rel = paths.relative(workspaceDir, dir);
+    return rel.startsWith('..') || paths.isAbsolute(rel); // not inside the workspace
+  };
+  if (platform !== 'win32' && dirs.every(safe)) return 'node';
+  const name = platform === 'win32' ? 'node.exe' : 'node';
+  for (const dir of dirs.filter(safe)) if (exists(paths.join(dir, name))) return paths.join(dir, name);
+  return 'node';
 }
 
 export type MergeOutcome = 'added' | 'updated' | 'unchanged';

@@ -6,7 +6,7 @@
 import { atomNoteLines, draftOfAtom, writeNoteLines } from '../atoms/writeChecks.js';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import { AGENT_TARGETS, DEFAULT_TARGET_IDS, findTarget, stdioServer, writeAgentConfig, type WriteResult } from '../agents/agentConfig.js';
+import { AGENT_TARGETS, DEFAULT_TARGET_IDS, findTarget, nodeCommand, stdioServer, writeAgentConfig, type WriteResult } from '../agents/agentConfig.js';
 import { errors } from '../atoms/errors.js';
 import { ATOM_TYPES, MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomDraft, type AtomType } from '../atoms/model.js';
 import { formatSignature } from '../atoms/signature.js';
@@ -252,7 +252,7 @@ class AtomCommands {
       ids = picked.map((p) => p.id);
     }
     const cli = vscode.Uri.joinPath(this.deps.extensionUri, 'dist', 'cli.js').fsPath;
-    const server = stdioServer('node', cli, folder);
+    const server = stdioServer(nodeCommand(folder), cli, folder);
     const results: WriteResult[] = [];
     const failures: string[] = [];
     for (const id of ids) {

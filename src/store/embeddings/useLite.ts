@@ -107,7 +107,8 @@ export class UseLiteProvider implements EmbeddingProvider {
       // Ours to start, even inside VS Code: a small young generation (util/nodeFlags.ts).
       execArgv: [...NODE_FLAGS, ...script.execArgv],
       // NODE_COMPILE_CACHE: its 2.3 MB script read compiled after the first start (util/compileCache.ts).
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', ...compileCacheEnv() },
+      // Nothing else of ours: the model needs none of the user's environment (tokens of their shell).
+      env: { ...modelProcessEnv(), ELECTRON_RUN_AS_NODE: '1', ...compileCacheEnv() },
       // The child's stdout must never reach ours (the MCP stdio channel): both go to our stderr.
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'advanced',
@@ -223,4 +224,16 @@ function procStatus(pid: number): { rss?: number; peak?: number } {
   } catch {
     return {};
   }
+}
+
+/**
+ * What the model's process inherits: only what Node and the operating system need to start a
+ * process (the folder for temporary files, Windows' system folder) and whether we run bundled.
+ * Like the sandbox's worker, it never sees the rest (API tokens, credentials of the user's shell).
+ */
+export function modelProcessEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const kept = new Set(['PATH', 'SYSTEMROOT', 'WINDIR', 'TEMP', 'TMP', 'TMPDIR', 'LANG', 'ATOMIC_BUNDLED']);
+  const out: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(env)) if (kept.has(key.toUpperCase())) out[key] = value;
+  return out;
 }
