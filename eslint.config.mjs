@@ -7,6 +7,29 @@ const NO_VIEWS = {
   message: 'src/views/ is the VS Code side and imports these, not the other way round: share webview messages through src/protocol/.',
 };
 
+/**
+ * The house's fences (DEVELOPERS.md): which part may import which. A relative import that leaves a
+ * part is matched by its first folder under src/; an arrow against the design fails lint.
+ */
+const parts = (...names) => `^(\\.\\./)+(${names.join('|')})(/|\\.js$)`;
+const TOP = ['workspace', 'lifecycle', 'core', 'cli', 'cliEntry', 'extension'];
+const fence = (message, names, extra = {}) => ({ regex: parts(...names), message, ...extra });
+const DOMAIN_FENCE = [
+  fence('src/atoms/ is the pure domain: it imports only src/util/.', ['store', 'search', 'bundle', 'textTree', 'mcp', 'views', 'sandbox', 'preview', 'protocol', 'agents', ...TOP]),
+];
+const STORE_FENCE = [
+  fence('src/store/ keeps what it stores: it imports the domain and src/util/, never search, the bundle, the text tree, MCP or the views (they react to its announcements).', [
+    'search', 'bundle', 'textTree', 'mcp', 'views', 'sandbox', 'preview', 'protocol', 'agents', ...TOP,
+  ]),
+];
+const SEARCH_FENCE = [
+  fence('src/search/ imports the domain, src/util/ and the store\'s read types only.', ['bundle', 'textTree', 'mcp', 'views', 'sandbox', 'preview', 'protocol', 'agents', ...TOP]),
+  fence('src/search/ reads the store through its types (SearchStore, AtomReader): import type only.', ['store'], { allowTypeImports: true }),
+];
+const BUNDLE_FENCE = [
+  fence('src/bundle/ imports the domain, the store\'s read types and src/util/.', ['search', 'textTree', 'mcp', 'views', 'sandbox', 'preview', 'protocol', 'agents', ...TOP]),
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', '.e2e/**', 'bench-results/**', '**/.atomic/**', '**/*.d.ts'] },
   js.configs.recommended,
@@ -37,6 +60,22 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/extension.ts', 'src/lifecycle.ts', 'src/views/**'],
     rules: { 'no-restricted-imports': ['error', { paths: [NO_VSCODE] }] },
+  },
+  {
+    files: ['src/atoms/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [NO_VSCODE], patterns: DOMAIN_FENCE }] },
+  },
+  {
+    files: ['src/store/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [NO_VSCODE], patterns: STORE_FENCE }] },
+  },
+  {
+    files: ['src/search/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [NO_VSCODE], patterns: SEARCH_FENCE }] },
+  },
+  {
+    files: ['src/bundle/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [NO_VSCODE], patterns: BUNDLE_FENCE }] },
   },
   {
     // The webview protocol, the preview server and the pages sit below the views: they import downward only.

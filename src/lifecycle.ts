@@ -16,7 +16,7 @@ import type { StoreChange } from './store/reader.js';
 import type { Logger } from './util/log.js';
 import type { AtomWorkspace } from './workspace.js';
 import type * as Core from './core.js';
-import { KeywordOnlyProvider } from './store/embeddings/keyword.js';
+import { KeywordOnlyProvider } from './search/embeddings/keyword.js';
 
 /**
  * The store, the bundler, search and the MCP server are loaded on first start, not with the extension:

@@ -23,15 +23,15 @@ import {
   signatureWarning,
   type WriteNotes,
 } from './atoms/writeChecks.js';
-import { Builder } from './build/builder.js';
-import { bootAtom } from './build/bundler.js';
+import { Builder } from './bundle/builder.js';
+import { bootAtom } from './atoms/boot.js';
 import { AtomStore, type StoreOptions, type UpsertResult } from './store/atomStore.js';
 import { changed } from './store/atoms/batch.js';
 import type { BuildRecord } from './store/builds.js';
 import { readerOf, type AtomReader, type StoreChange } from './store/reader.js';
-import type { EmbeddingProvider } from './store/embeddings/provider.js';
-import { UseLiteProvider } from './store/embeddings/useLite.js';
-import { SearchIndex } from './store/search/searchIndex.js';
+import type { EmbeddingProvider } from './search/embeddings/provider.js';
+import { UseLiteProvider } from './search/embeddings/useLite.js';
+import { SearchIndex } from './search/searchIndex.js';
 import { TextTree, type TextTreeOptions, type TextTreeView } from './textTree/textTree.js';
 import { silentLogger, type Logger } from './util/log.js';
 

@@ -66,6 +66,18 @@ export function isPortType(value: unknown): value is PortType {
   return typeof value === 'string' && (PORT_TYPES as readonly string[]).includes(value);
 }
 
+/** The code's length in UTF-8 bytes, as Buffer.byteLength counts it (a lone surrogate: 3), in plain JavaScript: the pages use the domain too. */
 export function codeBytes(code: string): number {
-  return Buffer.byteLength(code, 'utf8');
+  let bytes = code.length;
+  for (let i = 0; i < code.length; i++) {
+    const c = code.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && (code.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2; // a pair: 4 bytes for its 2 units
+      i++;
+    }
+    else bytes += 2;
+  }
+  return bytes;
 }

@@ -14,7 +14,7 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { BundleUnavailable } from '../build/builder.js';
+import { BundleUnavailable } from '../bundle/builder.js';
 import type { Disposable } from '../util/event.js';
 import type { AtomWorkspace } from '../workspace.js';
 import { isAppUri, readApp } from './apps.js';

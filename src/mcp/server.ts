@@ -16,7 +16,7 @@ import {
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AtomError } from '../atoms/errors.js';
-import { BOOT_RULE } from '../build/bundler.js';
+import { BOOT_RULE } from '../atoms/boot.js';
 import { SERVER_NAME, VERSION } from '../version.js';
 import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';

@@ -3,18 +3,19 @@
  * uses and the entry point. The host computes it from the store for the editor's graph; the graph app's
  * page (media/apps) from a tool's answer. Free of `vscode`, so both sides import it and it is unit-tested.
  */
-import { dependentsMap, findCycles, topologicalOrder } from '../atoms/graph.js';
+import { findCycles, topologicalOrder } from '../atoms/graph.js';
+import { GraphQueries } from '../atoms/graphQueries.js';
 import type { Atom } from '../atoms/model.js';
 import { formatSignature } from '../atoms/signature.js';
-import { findEntryPoint } from '../build/bundler.js';
+import { findEntryPoint } from '../atoms/boot.js';
 import type { GraphSnapshot } from './webviewMessages.js';
 
 export function graphSnapshot(atoms: readonly Atom[]): GraphSnapshot {
   const graph = new Map(atoms.map((a) => [a.name, a.dependencies]));
   const byName = new Map(atoms.map((a) => [a.name, a]));
-  const dependents = dependentsMap(graph);
-  const order = atoms.map((a) => a.name);
   const entry = findEntryPoint(byName, topologicalOrder(graph).order);
+  // One meaning of "unused" with query_graph: an atom nothing depends on that is not core (atoms/graphQueries.ts).
+  const queries = new GraphQueries(graph, (name) => byName.get(name)?.type);
   return {
     atoms: atoms.map((a) => ({
       name: a.name,
@@ -25,7 +26,7 @@ export function graphSnapshot(atoms: readonly Atom[]): GraphSnapshot {
       version: a.version,
     })),
     cycles: findCycles(graph),
-    unused: order.filter((n) => n !== entry && (dependents.get(n) ?? []).length === 0).sort(),
+    unused: queries.unused(),
     entry,
   };
 }

@@ -6,7 +6,7 @@
  * message is data from a page, never trusted.
  */
 import type { AtomType } from '../atoms/model.js';
-import { CONSOLE_LEVELS, type ConsoleLevel } from '../util/log.js';
+import { CONSOLE_LEVELS, type ConsoleLevel } from '../util/consoleLevel.js';
 
 // ---- graph ------------------------------------------------------------------------------------
 

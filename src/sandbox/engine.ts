@@ -21,7 +21,7 @@ import {
   type QuickJSHandle,
   type QuickJSRuntime,
 } from 'quickjs-emscripten';
-import { CONSOLE_LEVELS, type ConsoleLevel } from '../util/log.js';
+import { CONSOLE_LEVELS, type ConsoleLevel } from '../util/consoleLevel.js';
 import { joinAtoms, mapStack, PROGRAM_FILE, type Program } from './program.js';
 import { needsStubs, parseStubReport, STUBS_FILE, STUBS_SOURCE } from './stubs.js';
 import { LIMITS, type LogEntry, type RunError, type RunOutcome, type RunRequest, type StubReport } from './types.js';

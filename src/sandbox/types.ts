@@ -2,7 +2,7 @@
  * The sandbox's vocabulary: what a caller asks to run and what comes back. Values cross the
  * boundary as JSON, so nothing but data ever passes between the host and the sandboxed code.
  */
-import type { ConsoleLevel } from '../util/log.js';
+import type { ConsoleLevel } from '../util/consoleLevel.js';
 
 /** One atom's source, as stored. */
 export interface SourceAtom {

@@ -13,7 +13,7 @@ import { openPlainFile, openPlainFileSync, readPlainFileSync } from '../util/saf
 import { createHash } from 'node:crypto';
 import type { Atom } from '../atoms/model.js';
 import type { BuildOp } from './builds.js';
-import type { EmbeddingRow, LegacyEmbeddingRow } from './embeddings/stored.js';
+import type { EmbeddingRow, LegacyEmbeddingRow } from './vectors/stored.js';
 
 export type JournalOp =
   | { op: 'put'; atom: Atom }

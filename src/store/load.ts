@@ -10,7 +10,7 @@ import { nextTurn } from '../util/turn.js';
 import { deleteAtomRow, readAtomRows, writeAtom, writeSeals, writeTombstone } from './atoms/table.js';
 import { readLastBuild, writeBuild, type BuildRecord } from './builds.js';
 import { StoreDatabase } from './database.js';
-import { deleteEmbedding, legacyOf, readEmbeddingSlots, readLegacyVectors, writeEmbeddings, type EmbeddingSlots, type LegacyVector } from './embeddings/stored.js';
+import { deleteEmbedding, legacyOf, readEmbeddingSlots, readLegacyVectors, writeEmbeddings, type EmbeddingSlots, type LegacyVector } from './vectors/stored.js';
 import { readJournal, type JournalEntry } from './journal.js';
 import { checkAtomRows, checkedEntry, type OpenReport } from './openCheck.js';
 

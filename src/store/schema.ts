@@ -18,7 +18,7 @@
  */
 import type { Database } from 'sql.js';
 import { AtomError } from '../atoms/errors.js';
-import { encodeHalf } from './embeddings/float16.js';
+import { encodeHalf } from './vectors/float16.js';
 
 export const SCHEMA_VERSION = 3;
 

@@ -26,10 +26,3 @@ export function stderrLogger(level: LogLevel = 'info'): Logger {
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-
-/**
- * The console methods of code we run but did not write (the sandbox's atoms, the preview's bundle):
- * what they logged with, reported beside the text. Not a LogLevel: `log` is one, and none is silent.
- */
-export const CONSOLE_LEVELS = ['log', 'info', 'warn', 'error', 'debug'] as const;
-export type ConsoleLevel = (typeof CONSOLE_LEVELS)[number];

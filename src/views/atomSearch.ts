@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { Atom } from '../atoms/model.js';
 import { formatSignature } from '../atoms/signature.js';
-import type { SearchHit } from '../store/search/searchIndex.js';
+import type { SearchHit } from '../search/searchIndex.js';
 import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';
 import { TYPE_ICONS } from './atomTree.js';

@@ -4,7 +4,7 @@
  * on the progress: it only mirrors SearchIndex.onProgress, and it follows the workspace across restarts.
  */
 import * as vscode from 'vscode';
-import type { IndexProgress } from '../store/search/searchIndex.js';
+import type { IndexProgress } from '../search/searchIndex.js';
 import type { WorkspaceLifecycle } from '../lifecycle.js';
 
 /** Jobs smaller than this finish before anyone would read a progress. */

@@ -13,7 +13,7 @@
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatAtomSource } from '../../src/atoms/atomDocument.js';
-import type { EmbeddingProvider } from '../../src/store/embeddings/provider.js';
+import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
 import { silentLogger } from '../../src/util/log.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import { tempDir } from '../support/tmp.js';

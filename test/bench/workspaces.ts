@@ -12,8 +12,8 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, wr
 import { join } from 'node:path';
 import { embeddingText } from '../../src/atoms/signature.js';
 import { AtomStore } from '../../src/store/atomStore.js';
-import { textHash } from '../../src/store/embeddings/textHash.js';
-import { USE_LITE_MODEL_ID, UseLiteProvider } from '../../src/store/embeddings/useLite.js';
+import { textHash } from '../../src/util/textHash.js';
+import { USE_LITE_MODEL_ID, UseLiteProvider } from '../../src/search/embeddings/useLite.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import { GENERATOR_VERSION, generateAtoms, type GeneratedSet } from './generate.js';
 import { tempDir } from '../support/tmp.js';

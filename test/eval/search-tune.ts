@@ -12,9 +12,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EmbeddingProvider } from '../../src/store/embeddings/provider.js';
-import { UseLiteProvider } from '../../src/store/embeddings/useLite.js';
-import { SearchIndex } from '../../src/store/search/searchIndex.js';
+import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
+import { UseLiteProvider } from '../../src/search/embeddings/useLite.js';
+import { SearchIndex } from '../../src/search/searchIndex.js';
 import { MemorySource } from '../fixtures/search-source.js';
 import { EVAL_ATOMS, EVAL_SETS } from './search.eval.js';
 

@@ -31,8 +31,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UseLiteProvider } from '../../src/store/embeddings/useLite.js';
-import { SearchIndex, type SearchMode } from '../../src/store/search/searchIndex.js';
+import { UseLiteProvider } from '../../src/search/embeddings/useLite.js';
+import { SearchIndex, type SearchMode } from '../../src/search/searchIndex.js';
 import { GAME_ATOMS, GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
 import { APP_ATOMS, APP_HELD_OUT, APP_TUNED, type QueryKind } from '../fixtures/search-app-atoms.js';
 import { CODE_HELD_OUT, CODE_TUNED } from '../fixtures/search-code-queries.js';

@@ -7,12 +7,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeSync, openSync, readdirSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assemble, bootAtom, createBundle, IncrementalBundler, type BundlePlan } from '../../src/build/bundler.js';
+import { assemble, createBundle, IncrementalBundler, type BundlePlan } from '../../src/bundle/bundler.js';
+import { bootAtom } from '../../src/atoms/boot.js';
 import { writeFileAtomic } from '../../src/util/atomicFile.js';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { validateDraft } from '../../src/atoms/validate.js';
 import { AtomWorkspace } from '../../src/workspace.js';
-import type { EmbeddingProvider } from '../../src/store/embeddings/provider.js';
+import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
 import { cube, gameLoop, mathClamp, playerJump } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
 

@@ -1,5 +1,5 @@
 /**
- * The embedding model runs in a child process of its own (src/store/embeddings/useLite.ts):
+ * The embedding model runs in a child process of its own (src/search/embeddings/useLite.ts):
  * started on demand, ended when idle, restarted by the next request, gone with its parent.
  * These start the real model (a few seconds each time it loads).
  */
@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { UseLiteProvider } from '../../src/store/embeddings/useLite.js';
+import { UseLiteProvider } from '../../src/search/embeddings/useLite.js';
 import { tempDir } from '../support/tmp.js';
 import { compileCacheDir } from '../../src/util/compileCache.js';
 

@@ -10,8 +10,8 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSyn
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { formatStatus, workspaceStatus } from '../../src/mcp/tools/getStatus.js';
-import { KeywordOnlyProvider } from '../../src/store/embeddings/keyword.js';
-import { VectorFile } from '../../src/store/embeddings/vectorFile.js';
+import { KeywordOnlyProvider } from '../../src/search/embeddings/keyword.js';
+import { VectorFile } from '../../src/store/vectors/vectorFile.js';
 import { Journal } from '../../src/store/journal.js';
 import { UnsafeFileError } from '../../src/util/safeFile.js';
 import { AtomWorkspace } from '../../src/workspace.js';

@@ -1,7 +1,7 @@
 /** The `keyword` embedding setting: search works by words alone and never loads a model. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KeywordOnlyProvider } from '../../src/store/embeddings/keyword.js';
+import { KeywordOnlyProvider } from '../../src/search/embeddings/keyword.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import { tempDir } from '../support/tmp.js';
 

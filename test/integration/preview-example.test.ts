@@ -4,7 +4,7 @@ import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { MAX_CODE_BYTES, codeBytes } from '../../src/atoms/model.js';
-import { createBundle } from '../../src/build/bundler.js';
+import { createBundle } from '../../src/bundle/bundler.js';
 import { BundleMap } from '../../src/preview/bundleMap.js';
 import type { AtomReader } from '../../src/store/reader.js';
 import { AtomWorkspace } from '../../src/workspace.js';

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { validateDraft } from '../../src/atoms/validate.js';
-import { createBundle } from '../../src/build/bundler.js';
+import { createBundle } from '../../src/bundle/bundler.js';
 import { PreviewServer, type BrowserReport } from '../../src/preview/previewServer.js';
 import { cube } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';

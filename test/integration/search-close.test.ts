@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { EmbeddingProvider } from '../../src/store/embeddings/provider.js';
+import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import { mathClamp } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { AtomDraft } from '../../src/atoms/model.js';
-import { KeywordOnlyProvider } from '../../src/store/embeddings/keyword.js';
-import { SearchIndex } from '../../src/store/search/searchIndex.js';
+import { KeywordOnlyProvider } from '../../src/search/embeddings/keyword.js';
+import { SearchIndex } from '../../src/search/searchIndex.js';
 import { MemorySource } from '../fixtures/search-source.js';
 import { tempDir } from '../support/tmp.js';
 

@@ -6,8 +6,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { UseLiteProvider } from '../../src/store/embeddings/useLite.js';
-import { SearchIndex } from '../../src/store/search/searchIndex.js';
+import { UseLiteProvider } from '../../src/search/embeddings/useLite.js';
+import { SearchIndex } from '../../src/search/searchIndex.js';
 import { GAME_ATOMS } from '../fixtures/game-atoms.js';
 import { APP_ATOMS, atom, port } from '../fixtures/search-app-atoms.js';
 import { MemorySource } from '../fixtures/search-source.js';

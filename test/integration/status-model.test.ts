@@ -4,7 +4,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { UseLiteProvider } from '../../src/store/embeddings/useLite.js';
+import { UseLiteProvider } from '../../src/search/embeddings/useLite.js';
 import { openInProcess, wordsOnly, type InProcessServer } from '../support/inProcess.js';
 import { mathClamp } from '../support/atoms.js';
 

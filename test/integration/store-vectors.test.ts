@@ -10,7 +10,7 @@ import { readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs from 'sql.js';
 import { AtomStore } from '../../src/store/atomStore.js';
-import { roundToHalf } from '../../src/store/embeddings/float16.js';
+import { roundToHalf } from '../../src/store/vectors/float16.js';
 import { encodeEntry } from '../../src/store/journal.js';
 import { wasmPath } from '../../src/store/sqlite.js';
 import { mathClamp, physicsConfig } from '../support/atoms.js';

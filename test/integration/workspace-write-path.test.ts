@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuildRecord } from '../../src/store/builds.js';
 import type { AtomStore } from '../../src/store/atomStore.js';
-import type { EmbeddingProvider } from '../../src/store/embeddings/provider.js';
+import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import { gameLoop, mathClamp, physicsConfig, playerJump } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';

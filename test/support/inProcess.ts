@@ -14,7 +14,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer, SessionRegistry } from '../../src/mcp/server.js';
 import type { ToolDefinition } from '../../src/mcp/tool.js';
-import type { EmbeddingProvider } from '../../src/store/embeddings/provider.js';
+import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
 import { silentLogger, type Logger } from '../../src/util/log.js';
 import { AtomWorkspace, type WorkspaceOptions } from '../../src/workspace.js';
 import { call, type TextResult } from './client.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { codeCallers, renameInCode, RenameConflict } from '../../src/atoms/calls.js';
 import type { Atom } from '../../src/atoms/model.js';
 import { removedFields, signatureWarning } from '../../src/atoms/writeChecks.js';
-import { bootAtom } from '../../src/build/bundler.js';
+import { bootAtom } from '../../src/atoms/boot.js';
 
 const atom = (name: string, type: Atom['type'], dependencies: string[] = [], code = `function ${name}() {}`): Atom => ({
   name, type, code, dependencies, inputs: [], outputs: [], description: null, version: 1, created_at: 't', updated_at: 't',

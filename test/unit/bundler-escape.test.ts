@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runInNewContext } from 'node:vm';
-import { commentText, createBundle } from '../../src/build/bundler.js';
+import { commentText, createBundle } from '../../src/bundle/bundler.js';
 import type { Atom, AtomType } from '../../src/atoms/model.js';
 
 /** An atom as a crafted database could hold it: no validation on the way. */

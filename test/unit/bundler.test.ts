@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runInNewContext } from 'node:vm';
-import { assemble, bootAtom, createBundle, findEntryPoint, IncrementalBundler } from '../../src/build/bundler.js';
+import { assemble, createBundle, IncrementalBundler } from '../../src/bundle/bundler.js';
+import { bootAtom, findEntryPoint } from '../../src/atoms/boot.js';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { validateDraft } from '../../src/atoms/validate.js';
 import { cube } from '../support/atoms.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeHalf, encodeHalf, halfVector } from '../../src/store/embeddings/float16.js';
+import { decodeHalf, encodeHalf, halfVector } from '../../src/store/vectors/float16.js';
 
 const bytes = () => encodeHalf([0.5, -0.25, 1 / 3, 65504, -0, 5.96e-8, 0.0123]);
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { runInNewContext } from 'node:vm';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { validateDraft } from '../../src/atoms/validate.js';
-import { createBundle } from '../../src/build/bundler.js';
+import { createBundle } from '../../src/bundle/bundler.js';
 import { atomSpans, BundleMap, bundleLines, describeLocation } from '../../src/preview/bundleMap.js';
 import { composePage, DEFAULT_PAGE, inlineBundleTag, preludeScript } from '../../src/preview/page.js';
 import { cube } from '../support/atoms.js';

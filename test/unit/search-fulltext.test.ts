@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import MiniSearch from 'minisearch';
 import { validateDraft } from '../../src/atoms/validate.js';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
-import { FullTextIndex, packIds, unpackIds } from '../../src/store/search/fullText.js';
-import { atomTexts, CODE_BOOST, FIELDS, fullTextIndex, QUERY_DEFAULTS, RELATED_WEIGHT } from '../../src/store/search/lexical.js';
-import { relatedWords } from '../../src/store/search/vocabulary.js';
-import { normalizeTerm, splitWords } from '../../src/store/search/words.js';
+import { FullTextIndex, packIds, unpackIds } from '../../src/search/fullText.js';
+import { atomTexts, CODE_BOOST, FIELDS, fullTextIndex, QUERY_DEFAULTS, RELATED_WEIGHT } from '../../src/search/lexical.js';
+import { relatedWords } from '../../src/search/vocabulary.js';
+import { normalizeTerm, splitWords } from '../../src/search/words.js';
 import { GAME_ATOMS, GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
 import { APP_ATOMS, APP_QUERIES } from '../fixtures/search-app-atoms.js';
 

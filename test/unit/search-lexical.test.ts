@@ -4,10 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateDraft } from '../../src/atoms/validate.js';
 import type { Atom } from '../../src/atoms/model.js';
-import { LexicalIndex } from '../../src/store/search/lexical.js';
-import { reciprocalRankFusion } from '../../src/store/search/fusion.js';
-import { relatedWords } from '../../src/store/search/vocabulary.js';
-import { asAtomName, splitWords, terms } from '../../src/store/search/words.js';
+import { LexicalIndex } from '../../src/search/lexical.js';
+import { reciprocalRankFusion } from '../../src/search/fusion.js';
+import { relatedWords } from '../../src/search/vocabulary.js';
+import { asAtomName, splitWords, terms } from '../../src/search/words.js';
 import { GAME_ATOMS } from '../fixtures/game-atoms.js';
 
 const atoms: Atom[] = GAME_ATOMS.map((d) => ({ ...validateDraft(d), version: 1, created_at: '', updated_at: '' }));
@@ -87,7 +87,7 @@ test("a naming convention's words meet the words its names split into, and an ab
 });
 
 test('every word of the related-words list is one searchable word: no stop word, no digits that split it', () => {
-  const source = readFileSync(join(__dirname, '../../src/store/search/vocabulary.ts'), 'utf8');
+  const source = readFileSync(join(__dirname, '../../src/search/vocabulary.ts'), 'utf8');
   const groups = [...source.matchAll(/^ {2}'([a-z0-9 ]+)',$/gm)].map((m) => m[1]!);
   assert.ok(groups.length > 300, `${groups.length} groups read`);
   for (const group of groups) for (const word of group.split(' ')) assert.equal(terms(word).length, 1, `"${word}" in '${group}'`);

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateDraft } from '../../src/atoms/validate.js';
 import type { Atom } from '../../src/atoms/model.js';
-import { LexicalIndex } from '../../src/store/search/lexical.js';
+import { LexicalIndex } from '../../src/search/lexical.js';
 import {
   atomsHolding,
   codeOverlap,
@@ -20,8 +20,8 @@ import {
   reversedName,
   scoreCandidates,
   type Candidate,
-} from '../../src/store/search/rank.js';
-import { CODE_LIKE, withoutCode } from '../../src/store/search/words.js';
+} from '../../src/search/rank.js';
+import { CODE_LIKE, withoutCode } from '../../src/search/words.js';
 import { GAME_ATOMS } from '../fixtures/game-atoms.js';
 import { APP_ATOMS } from '../fixtures/search-app-atoms.js';
 

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { statKey, TextRecords } from '../../src/textTree/records.js';
 import { hashText } from '../../src/textTree/format.js';
-import { textHash } from '../../src/store/embeddings/textHash.js';
+import { textHash } from '../../src/util/textHash.js';
 import { createHash } from 'node:crypto';
 import { tempDir } from '../support/tmp.js';
 

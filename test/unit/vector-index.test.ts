@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cosine } from '../../src/store/embeddings/provider.js';
-import { compactVector, VectorIndex, VectorSlab } from '../../src/store/search/vectorIndex.js';
+import { cosine } from '../../src/search/embeddings/provider.js';
+import { compactVector, VectorIndex, VectorSlab } from '../../src/search/vectorIndex.js';
 
 /**
  * A unit vector of 512 components, each a few hundredths, as USE-lite gives them: its largest

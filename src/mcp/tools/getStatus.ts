@@ -1,6 +1,6 @@
 import { ATOM_TYPES, type AtomType } from '../../atoms/model.js';
-import { BOOT_RULE } from '../../build/bundler.js';
-import type { EmbedderMemory } from '../../store/embeddings/provider.js';
+import { BOOT_RULE } from '../../atoms/boot.js';
+import type { EmbedderMemory } from '../../search/embeddings/provider.js';
 import type { AtomWorkspace } from '../../workspace.js';
 import { defineTool } from '../tool.js';
 

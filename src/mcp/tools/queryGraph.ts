@@ -3,9 +3,9 @@ import { errors } from '../../atoms/errors.js';
 import { topologicalOrder, type DependencyMap } from '../../atoms/graph.js';
 import type { Atom } from '../../atoms/model.js';
 import { formatSignature } from '../../atoms/signature.js';
-import { findEntryPoint } from '../../build/bundler.js';
+import { findEntryPoint } from '../../atoms/boot.js';
 import type { AtomReader } from '../../store/reader.js';
-import { GraphQueries } from '../graphQueries.js';
+import { GraphQueries } from '../../atoms/graphQueries.js';
 import { atomName } from '../schemas.js';
 import { defineTool } from '../tool.js';
 

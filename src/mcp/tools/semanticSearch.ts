@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../tool.js';
 import { formatAtom } from '../format.js';
 import { typeFilter } from '../schemas.js';
-import type { SearchHit } from '../../store/search/searchIndex.js';
+import type { SearchHit } from '../../search/searchIndex.js';
 
 export const semanticSearch = defineTool({
   name: 'semantic_search',

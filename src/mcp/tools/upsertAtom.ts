@@ -1,6 +1,6 @@
 import { formatSignature } from '../../atoms/signature.js';
 import { atomNoteLines, writeNoteLines } from '../../atoms/writeChecks.js';
-import { BOOT_RULE } from '../../build/bundler.js';
+import { BOOT_RULE } from '../../atoms/boot.js';
 import type { BuildRecord } from '../../store/builds.js';
 import { defineTool } from '../tool.js';
 import { atomDraft } from '../schemas.js';

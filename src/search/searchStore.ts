@@ -3,11 +3,11 @@
  * The real AtomStore satisfies it structurally; the seam keeps search testable on its own (with an
  * in-memory store) and free of the store's internals.
  */
-import type { Atom } from '../../atoms/model.js';
-import type { Disposable } from '../../util/event.js';
-import type { Vector } from '../embeddings/float16.js';
-import type { StoredAs, StoredEmbedding } from '../embeddings/stored.js';
-import type { StoreChange } from '../reader.js';
+import type { Atom } from '../atoms/model.js';
+import type { Disposable } from '../util/event.js';
+import type { Vector } from '../store/vectors/float16.js';
+import type { StoredAs, StoredEmbedding } from '../store/vectors/stored.js';
+import type { StoreChange } from '../store/reader.js';
 
 // Owned by the store's modules (types only: search still imports no store code).
 export type { StoredEmbedding };

@@ -23,8 +23,8 @@
  * Identifier-like queries (code tokens, or two words or fewer) weigh words, name and code more
  * and meaning less: the sentence encoder knows little about `imul`.
  */
-import type { Atom, AtomType } from '../../atoms/model.js';
-import { escapeRegExp } from '../../util/regexp.js';
+import type { Atom, AtomType } from '../atoms/model.js';
+import { escapeRegExp } from '../util/regexp.js';
 import type { AtomWords, WordLookup } from './lexical.js';
 import { asAtomName, CODE_LIKE, terms } from './words.js';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { format } from 'node:util';
 import * as energeticCore from '@energetic-ai/core';
 import { EmbeddingsModel, type EmbeddingsModelData } from '@energetic-ai/embeddings';
-import type { EmbedRequest, EmbedResponse, WorkerConfig } from './protocol.js';
+import type { EmbedRequest, EmbedResponse, WorkerConfig } from './messages.js';
 
 /** The part of tfjs used here. @energetic-ai/core bundles tfjs but its typings point at @tensorflow/*, which is not installed. */
 interface Tfjs {

@@ -12,7 +12,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { EmbedderMemory, EmbeddingProvider } from './provider.js';
-import type { EmbedRequest, EmbedResponse, WorkerConfig } from './protocol.js';
+import type { EmbedRequest, EmbedResponse, WorkerConfig } from './messages.js';
 import { tfjsWasmDir, useLiteModelDir, useLiteProcessScript } from './paths.js';
 import { NODE_FLAGS } from '../../util/nodeFlags.js';
 import { compileCacheEnv } from '../../util/compileCache.js';

@@ -9,13 +9,13 @@
  * only when something needs embedding.
  */
 import { join } from 'node:path';
-import type { Atom, AtomType } from '../../atoms/model.js';
-import { embeddingText } from '../../atoms/signature.js';
-import { Emitter, type Disposable } from '../../util/event.js';
-import { nextTurn } from '../../util/turn.js';
-import { silentLogger, type Logger } from '../../util/log.js';
-import { cosine, type EmbeddingProvider } from '../embeddings/provider.js';
-import { textHash } from '../embeddings/textHash.js';
+import type { Atom, AtomType } from '../atoms/model.js';
+import { embeddingText } from '../atoms/signature.js';
+import { Emitter, type Disposable } from '../util/event.js';
+import { nextTurn } from '../util/turn.js';
+import { silentLogger, type Logger } from '../util/log.js';
+import { cosine, type EmbeddingProvider } from './embeddings/provider.js';
+import { textHash } from '../util/textHash.js';
 import { EmbedQueue, type EmbedJobResult } from './embedQueue.js';
 import { reciprocalRankFusion } from './fusion.js';
 import { LexicalIndex } from './lexical.js';

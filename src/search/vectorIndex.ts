@@ -18,9 +18,9 @@
  */
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import type { AtomType } from '../../atoms/model.js';
-import type { Vector } from '../embeddings/float16.js';
-import { cosine } from '../embeddings/provider.js';
+import type { AtomType } from '../atoms/model.js';
+import type { Vector } from '../store/vectors/float16.js';
+import { cosine } from './embeddings/provider.js';
 import { LocalIndex, VirtualFileStorage, type DocumentCatalog, type IndexCodec, type IndexData, type MetadataFilter, type MetadataTypes } from './vectra.js';
 
 /** What each item carries besides its vector: enough to tell whether it is still current. */

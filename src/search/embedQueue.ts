@@ -4,7 +4,7 @@
  * workspace opens (new provider, restored database) is worked off in the background in small
  * batches, so a query never waits behind more than one batch.
  */
-import type { EmbeddingProvider } from '../embeddings/provider.js';
+import type { EmbeddingProvider } from './embeddings/provider.js';
 
 export interface EmbedJobResult {
   name: string;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const bundled = process.env.ATOMIC_BUNDLED === '1';
-/** The repository's node_modules, seen from src/store/embeddings/ (only used when not bundled). */
+/** The repository's node_modules, seen from src/search/embeddings/ (only used when not bundled). */
 const nodeModules = join(__dirname, '..', '..', '..', 'node_modules');
 
 /** Folder holding model.json, its weight shards and vocab.json. */

@@ -15,7 +15,7 @@
  * marks it discarded and counts its postings in document frequencies until a vacuum.
  */
 import SearchableMap from 'minisearch/SearchableMap';
-import { releaseBuffer } from '../../util/release.js';
+import { releaseBuffer } from '../util/release.js';
 
 export interface FullTextOptions {
   /** The fields in the order they are scored; a document gives one text per field. */

@@ -4,11 +4,11 @@
  * between two atoms, cycles, entry points and atoms nothing uses.
  *
  * Entry points are core atoms nothing depends on: they start work rather than serve it. The
- * bundle boots one of them (see findEntryPoint in build/bundler.ts). An atom nothing depends on
+ * bundle boots one of them (see findEntryPoint in atoms/boot.ts). An atom nothing depends on
  * that is not core is unused: nothing can reach it at run time.
  */
-import { dependentsMap, findCycles, shortestPath, type DependencyMap } from '../atoms/graph.js';
-import type { AtomType } from '../atoms/model.js';
+import { dependentsMap, findCycles, shortestPath, type DependencyMap } from './graph.js';
+import type { AtomType } from './model.js';
 
 /** Each reachable atom with its distance (1 = direct), nearest first, then by name. */
 export function withDistance(edges: ReadonlyMap<string, readonly string[]>, start: string, transitive: boolean): { name: string; depth: number }[] {

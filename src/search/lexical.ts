@@ -4,7 +4,7 @@
  * descriptions, and the identifiers its code uses. Updated synchronously on every change, so a
  * search right after an upsert sees the new words.
  */
-import type { Atom, AtomType } from '../../atoms/model.js';
+import type { Atom, AtomType } from '../atoms/model.js';
 import { FullTextIndex } from './fullText.js';
 import { relatedWords } from './vocabulary.js';
 import { normalizeTerm, splitWords, terms, withoutCode } from './words.js';
