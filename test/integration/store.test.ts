@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs from 'sql.js';
+import { machineSeal } from '../../src/store/checkSeal.js';
 import { AtomStore } from '../../src/store/atomStore.js';
 import { WorkspaceLockedError } from '../../src/store/lock.js';
 import { wasmPath } from '../../src/store/sqlite.js';
@@ -126,8 +127,10 @@ test('a write torn by a crash is dropped; everything before it survives', async 
 test('a second process cannot open the workspace while the first holds it', async () => {
   const dir = tempDir();
   const store = await AtomStore.open(dir);
-  // A lock held by another live process (pid 1 is always alive).
-  writeFileSync(join(store.atomicDir, 'lock'), JSON.stringify({ pid: 1, host: (await import('node:os')).hostname(), since: '' }));
+  // A lock held by another live process of this user on this machine (pid 1 is always alive): sealed
+  // with this machine's secret, as a lock written here is (a lock without the seal came from elsewhere).
+  const live = { pid: 1, host: (await import('node:os')).hostname(), since: '' };
+  writeFileSync(join(store.atomicDir, 'lock'), JSON.stringify({ ...live, seal: machineSeal('lock', [live.pid, live.host, live.since]) }));
   await assert.rejects(AtomStore.open(dir), WorkspaceLockedError);
   // A lock whose process is gone is stale and taken over.
   writeFileSync(join(store.atomicDir, 'lock'), JSON.stringify({ pid: 2 ** 22 + 12345, host: (await import('node:os')).hostname(), since: '' }));
