@@ -4,6 +4,7 @@
  * where the page loads `latest.js`. Pure string work, shared by the webview and the loopback server.
  */
 import { frameCsp, withCsp } from './csp.js';
+import { sha256Base64 } from './sha256.js';
 
 /** The built-in page: a canvas with the id `game`, sized for the sample, and the bundle. */
 export const DEFAULT_PAGE = `<!doctype html>
@@ -96,8 +97,9 @@ export interface ComposeOptions {
   prelude: string;
   /** The `<script>` element that runs the bundle. */
   bundleTag: string;
-  /** Added to every script and style element, for a Content-Security-Policy with a nonce. */
+  /** Added to every style element (and script element, unless `scriptNonce` is false), for a Content-Security-Policy with a nonce. */
   nonce?: string;
+  scriptNonce?: boolean;
 }
 
 const LATEST_TAG = /<script\b[^>]*\bsrc\s*=\s*["']?[^"'\s>]*latest\.js(?:\?[^"'\s>]*)?["']?[^>]*>\s*<\/script\s*>/i;
@@ -106,10 +108,10 @@ const LATEST_TAG = /<script\b[^>]*\bsrc\s*=\s*["']?[^"'\s>]*latest\.js(?:\?[^"'\
  * The page with the prelude first in <head> and the bundle where the page loads `latest.js` (or at the
  * end of <body> when it does not).
  */
-export function composePage({ page, prelude, bundleTag, nonce }: ComposeOptions): string {
+export function composePage({ page, prelude, bundleTag, nonce, scriptNonce = true }: ComposeOptions): string {
   let html = page ?? DEFAULT_PAGE;
-  if (nonce) html = html.replace(/<(script|style)\b(?![^>]*\bnonce=)/gi, `<$1 nonce="${nonce}"`);
-  const preludeTag = `<script${nonce ? ` nonce="${nonce}"` : ''}>${prelude}</script>`;
+  if (nonce) html = html.replace(scriptNonce ? /<(script|style)\b(?![^>]*\bnonce=)/gi : /<(style)\b(?![^>]*\bnonce=)/gi, `<$1 nonce="${nonce}"`);
+  const preludeTag = `<script${nonce && scriptNonce ? ` nonce="${nonce}"` : ''}>${prelude}</script>`;
   // Functions as replacements: a `$` in the bundle must stay a `$`.
   if (LATEST_TAG.test(html)) html = html.replace(LATEST_TAG, () => bundleTag);
   else if (/<\/body\s*>/i.test(html)) html = html.replace(/<\/body\s*>/i, (end) => `${bundleTag}\n${end}`);
@@ -120,13 +122,42 @@ export function composePage({ page, prelude, bundleTag, nonce }: ComposeOptions)
 }
 
 /**
- * The frame's whole document in the webview: the page with the prelude, the bundle inline, every script
- * and style carrying the frame's own `nonce`, and the frame's own policy in front (see csp.ts).
+ * The first statement of every script the frame may run (one line, so the bundle's lines stay its own):
+ * it takes away, in the realm it runs in, what could reach the network where the frame's policy does not
+ * reach: WebRTC (RTCPeerConnection and every other RTC interface; ICE sends STUN/TURN packets to any
+ * address, and Content-Security-Policy has no directive Chromium knows for it), WebTransport and direct
+ * sockets. Each name becomes undefined, fixed for good. Idempotent: a script copied into a nested
+ * frame carries it along (the policy admits only scripts that begin with it, by hash).
+ */
+export const LOCKDOWN_SCRIPT =
+  '(function(w){var n=Object.getOwnPropertyNames(w);for(var i=0;i<n.length;i++){if(/^(webkit)?RTC|^WebTransport|^(TCP|UDP|TCPServer)Socket$|^MulticastController$/.test(n[i])){try{Object.defineProperty(w,n[i],{value:undefined,writable:false,configurable:false});}catch(e){try{delete w[n[i]];}catch(x){}}}}})(self);';
+
+/** An inline script's text as the HTML parser hands it to the Content-Security-Policy check. */
+function parsedScriptText(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(/\0/g, '\uFFFD');
+}
+
+const INLINE_SCRIPT = /(<script\b[^>]*>)([\s\S]*?)(<\/script\s*>)/gi;
+
+/**
+ * The frame's whole document in the webview: the page with the prelude, the bundle inline, every inline
+ * script beginning with the lockdown and admitted by its hash, every style carrying the frame's own
+ * `nonce`, the frame's own policy in front (see csp.ts), and no DNS prefetching.
  */
 export function framePage(page: string | null, bundle: string, nonce: string): string {
-  const policies = frameCsp(nonce);
-  const html = composePage({ page, prelude: preludeScript('parent'), bundleTag: bundle ? inlineBundleTag(bundle, nonce) : '', nonce });
-  return withCsp(html, policies);
+  const composed = composePage({ page, prelude: preludeScript('parent'), bundleTag: bundle ? inlineBundleTag(bundle) : '', nonce, scriptNonce: false });
+  const hashes: string[] = [];
+  const html = composed.replace(INLINE_SCRIPT, (_all, open: string, code: string, close: string) => {
+    // A script with an address loads nothing here (the policy names none): left as it is, it never runs.
+    if (/\bsrc\s*=/i.test(open)) return open + code + close;
+    // A data block (JSON, a template) is not code: left as it is, and not admitted as a script.
+    const type = /\btype\s*=\s*["']?([^"'\s>]*)/i.exec(open)?.[1]?.toLowerCase();
+    if (type && type !== 'module' && !/^(text|application)\/(x-)?(java|ecma)script$/.test(type)) return open + code + close;
+    const locked = LOCKDOWN_SCRIPT + code;
+    hashes.push(sha256Base64(parsedScriptText(locked)));
+    return open + locked + close;
+  });
+  return withCsp(html, frameCsp(nonce, hashes), '<meta http-equiv="x-dns-prefetch-control" content="off">');
 }
 
 /**
