@@ -161,6 +161,62 @@ export function framePage(page: string | null, bundle: string, nonce: string): s
 }
 
 /**
+ * The loopback preview's page in the browser: no atom code, only a sandboxed frame (scripts only, an
+ * opaque origin, the frame's page under `base` + `frame.html`, which the server composes as the webview's
+ * frame is composed, framePage) and a script that relays the frame's reports to the server's log and
+ * follows its build events. The script is admitted by its hash (`shellCsp`).
+ */
+export function shellPage(base: string, generation: number): { html: string; script: string } {
+  const at = (name: string) => JSON.stringify(base + name);
+  const script = `(function () {
+  "use strict";
+  var frame = document.getElementById('frame');
+  window.addEventListener('message', function (e) {
+    var m = e.data;
+    if (!frame || e.source !== frame.contentWindow || !m || m.source !== 'atomic-preview') return;
+    try { fetch(${at('log')}, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(m), keepalive: true }).catch(function () {}); } catch (x) {}
+  });
+  var events = new EventSource(${at('events')});
+  events.addEventListener('reload', function () { location.reload(); });
+  events.addEventListener('buildFailed', function (e) {
+    var error = ''; try { error = JSON.parse(e.data).error; } catch (x) {}
+    if (frame) frame.remove();
+    frame = null;
+    var pre = document.getElementById('atomic-build-error') || document.body.appendChild(document.createElement('pre'));
+    pre.id = 'atomic-build-error';
+    pre.textContent = 'The last build failed; this page shows no stale result.\\n\\n' + error;
+  });
+})();`;
+  const html = `<!doctype html>
+<html>
+<head>
+<meta charset="utf-8">
+<meta http-equiv="x-dns-prefetch-control" content="off">
+<title>Atomic Coding preview</title>
+<style>
+  html, body { margin: 0; height: 100%; background: #14161a; }
+  #frame { display: block; width: 100%; height: 100%; border: 0; }
+  #atomic-build-error { color: #f48771; background: #1e1e1e; margin: 0; padding: 16px; white-space: pre-wrap; min-height: 100vh; font: 13px monospace; box-sizing: border-box; }
+</style>
+</head>
+<body>
+<iframe id="frame" title="Preview of latest.js" sandbox="allow-scripts" src="${base}frame.html?v=${generation}"></iframe>
+<script>${script}</script>
+</body>
+</html>
+`;
+  return { html, script };
+}
+
+/**
+ * The policy of the loopback preview's page (an HTTP header): its own script by hash, its styles, its
+ * frame from this server, connections to this server only (the log, the build events), nothing else.
+ */
+export function shellCsp(script: string): string {
+  return `default-src 'none'; script-src 'sha256-${sha256Base64(script)}'; style-src 'unsafe-inline'; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; webrtc 'block'`;
+}
+
+/**
  * The page shown instead of a page that may not be shown (one outside the workspace folder): the
  * reason, and nothing of the file.
  */
