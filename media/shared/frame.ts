@@ -10,7 +10,9 @@ import type { BundleLocation } from '../../src/protocol/webviewMessages.js';
 /**
  * Replaces `old` with a fresh frame in `stage` running `bundle` on `page` (null: the built-in page with a
  * `<canvas id="game">`). Scripts run in an opaque origin, so the bundle reaches nothing of the page that
- * holds the frame (its messages, the host, VS Code); the frame has its own CSP and a nonce fresh for this load.
+ * holds the frame (its messages, the host, VS Code); the frame has its own CSP (its scripts by hash, each
+ * beginning with the lockdown that takes WebRTC and WebTransport away, page.ts) and a nonce for styles fresh for
+ * this load. No allow-top-navigation, allow-popups or allow-forms: the frame navigates no other window.
  */
 export function mountBundleFrame(stage: HTMLElement, old: HTMLIFrameElement | undefined, page: string | null, bundle: string, title: string): HTMLIFrameElement {
   old?.remove();

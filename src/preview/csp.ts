@@ -28,14 +28,24 @@ export function webviewCsp(cspSource: string): string {
 }
 
 /**
- * The frame's own policies, which apply together. The first admits only elements carrying `nonce`; the
- * second only inline code. Together: inline scripts and styles that carry the frame's nonce, and images,
- * sounds and fonts from data: and blob: addresses; no network address anywhere.
+ * The frame's own policies, which apply together. The first admits only the inline scripts whose
+ * SHA-256 is in `scriptHashes` (each begins with the lockdown, page.ts) and the styles carrying `nonce`;
+ * the second only inline code. Together: those scripts and styles, and images, sounds and fonts from
+ * data: and blob: addresses; no network address anywhere, no nested frame or worker, no WebRTC.
+ *
+ * Hashes rather than a nonce for scripts: a nonce given in a `<meta>` policy stays readable to the code
+ * it lets run (`script.nonce`, the attribute), which could then start a nested frame (`srcdoc`, which
+ * inherits this policy) running a script of its own where the lockdown never ran. A hash admits only
+ * scripts that begin with the lockdown. `webrtc 'block'` is CSP3's switch for WebRTC; Chromium 150 does
+ * not know it yet (it says "Unrecognized directive" and lets WebRTC through), so the lockdown is what
+ * holds there, and the directive holds wherever it is known.
  */
-export function frameCsp(nonce: string): string[] {
+export function frameCsp(nonce: string, scriptHashes: readonly string[] = []): string[] {
   if (!/^[A-Za-z0-9_-]{16,}$/.test(nonce)) throw new Error('frameCsp: the nonce must be at least 16 letters, digits, "-" or "_"');
+  for (const h of scriptHashes) if (!/^[A-Za-z0-9+/]{43}=$/.test(h)) throw new Error('frameCsp: a script hash must be a base64 SHA-256');
+  const scripts = scriptHashes.length ? [...new Set(scriptHashes)].map((h) => `'sha256-${h}'`).join(' ') : "'none'";
   return [
-    `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src data: blob:; media-src data: blob:; font-src data:; base-uri 'none'; form-action 'none'`,
+    `default-src 'none'; script-src ${scripts}; style-src 'nonce-${nonce}'; img-src data: blob:; media-src data: blob:; font-src data:; connect-src 'none'; frame-src 'none'; child-src 'none'; worker-src 'none'; manifest-src 'none'; base-uri 'none'; form-action 'none'; webrtc 'block'`,
     "script-src 'unsafe-inline'; style-src 'unsafe-inline'",
   ];
 }
@@ -48,10 +58,11 @@ export function makeFrameNonce(): string {
 
 /**
  * `html` with the policies as `<meta>` elements in front of everything (after the doctype, which keeps
- * the page in standards mode), so no script of the page can run before they apply.
+ * the page in standards mode), so no script of the page can run before they apply; `extraMetas` (HTML)
+ * follows them.
  */
-export function withCsp(html: string, policies: readonly string[]): string {
-  const metas = policies.map((p) => `<meta http-equiv="Content-Security-Policy" content="${p.replace(/"/g, '&quot;')}">`).join('');
+export function withCsp(html: string, policies: readonly string[], extraMetas = ''): string {
+  const metas = policies.map((p) => `<meta http-equiv="Content-Security-Policy" content="${p.replace(/"/g, '&quot;')}">`).join('') + extraMetas;
   const doctype = /^\uFEFF?\s*<!doctype\b[^>]*>/i.exec(html);
   return doctype ? doctype[0] + metas + html.slice(doctype[0].length) : metas + html;
 }

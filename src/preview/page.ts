@@ -4,6 +4,7 @@
  * where the page loads `latest.js`. Pure string work, shared by the webview and the loopback server.
  */
 import { frameCsp, withCsp } from './csp.js';
+import { sha256Base64 } from './sha256.js';
 
 /** The built-in page: a canvas with the id `game`, sized for the sample, and the bundle. */
 export const DEFAULT_PAGE = `<!doctype html>
@@ -96,8 +97,9 @@ export interface ComposeOptions {
   prelude: string;
   /** The `<script>` element that runs the bundle. */
   bundleTag: string;
-  /** Added to every script and style element, for a Content-Security-Policy with a nonce. */
+  /** Added to every style element (and script element, unless `scriptNonce` is false), for a Content-Security-Policy with a nonce. */
   nonce?: string;
+  scriptNonce?: boolean;
 }
 
 const LATEST_TAG = /<script\b[^>]*\bsrc\s*=\s*["']?[^"'\s>]*latest\.js(?:\?[^"'\s>]*)?["']?[^>]*>\s*<\/script\s*>/i;
@@ -106,10 +108,10 @@ const LATEST_TAG = /<script\b[^>]*\bsrc\s*=\s*["']?[^"'\s>]*latest\.js(?:\?[^"'\
  * The page with the prelude first in <head> and the bundle where the page loads `latest.js` (or at the
  * end of <body> when it does not).
  */
-export function composePage({ page, prelude, bundleTag, nonce }: ComposeOptions): string {
+export function composePage({ page, prelude, bundleTag, nonce, scriptNonce = true }: ComposeOptions): string {
   let html = page ?? DEFAULT_PAGE;
-  if (nonce) html = html.replace(/<(script|style)\b(?![^>]*\bnonce=)/gi, `<$1 nonce="${nonce}"`);
-  const preludeTag = `<script${nonce ? ` nonce="${nonce}"` : ''}>${prelude}</script>`;
+  if (nonce) html = html.replace(scriptNonce ? /<(script|style)\b(?![^>]*\bnonce=)/gi : /<(style)\b(?![^>]*\bnonce=)/gi, `<$1 nonce="${nonce}"`);
+  const preludeTag = `<script${nonce && scriptNonce ? ` nonce="${nonce}"` : ''}>${prelude}</script>`;
   // Functions as replacements: a `$` in the bundle must stay a `$`.
   if (LATEST_TAG.test(html)) html = html.replace(LATEST_TAG, () => bundleTag);
   else if (/<\/body\s*>/i.test(html)) html = html.replace(/<\/body\s*>/i, (end) => `${bundleTag}\n${end}`);
@@ -120,13 +122,98 @@ export function composePage({ page, prelude, bundleTag, nonce }: ComposeOptions)
 }
 
 /**
- * The frame's whole document in the webview: the page with the prelude, the bundle inline, every script
- * and style carrying the frame's own `nonce`, and the frame's own policy in front (see csp.ts).
+ * The first statement of every script the frame may run (one line, so the bundle's lines stay its own):
+ * it takes away, in the realm it runs in, what could reach the network where the frame's policy does not
+ * reach: WebRTC (RTCPeerConnection and every other RTC interface; ICE sends STUN/TURN packets to any
+ * address, and Content-Security-Policy has no directive Chromium knows for it), WebTransport and direct
+ * sockets. Each name becomes undefined, fixed for good. Idempotent: a script copied into a nested
+ * frame carries it along (the policy admits only scripts that begin with it, by hash).
+ */
+export const LOCKDOWN_SCRIPT =
+  '(function(w){var n=Object.getOwnPropertyNames(w);for(var i=0;i<n.length;i++){if(/^(webkit)?RTC|^WebTransport|^(TCP|UDP|TCPServer)Socket$|^MulticastController$/.test(n[i])){try{Object.defineProperty(w,n[i],{value:undefined,writable:false,configurable:false});}catch(e){try{delete w[n[i]];}catch(x){}}}}})(self);';
+
+/** An inline script's text as the HTML parser hands it to the Content-Security-Policy check. */
+function parsedScriptText(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(/\0/g, '\uFFFD');
+}
+
+const INLINE_SCRIPT = /(<script\b[^>]*>)([\s\S]*?)(<\/script\s*>)/gi;
+
+/**
+ * The frame's whole document in the webview: the page with the prelude, the bundle inline, every inline
+ * script beginning with the lockdown and admitted by its hash, every style carrying the frame's own
+ * `nonce`, the frame's own policy in front (see csp.ts), and no DNS prefetching.
  */
 export function framePage(page: string | null, bundle: string, nonce: string): string {
-  const policies = frameCsp(nonce);
-  const html = composePage({ page, prelude: preludeScript('parent'), bundleTag: bundle ? inlineBundleTag(bundle, nonce) : '', nonce });
-  return withCsp(html, policies);
+  const composed = composePage({ page, prelude: preludeScript('parent'), bundleTag: bundle ? inlineBundleTag(bundle) : '', nonce, scriptNonce: false });
+  const hashes: string[] = [];
+  const html = composed.replace(INLINE_SCRIPT, (_all, open: string, code: string, close: string) => {
+    // A script with an address loads nothing here (the policy names none): left as it is, it never runs.
+    if (/\bsrc\s*=/i.test(open)) return open + code + close;
+    // A data block (JSON, a template) is not code: left as it is, and not admitted as a script.
+    const type = /\btype\s*=\s*["']?([^"'\s>]*)/i.exec(open)?.[1]?.toLowerCase();
+    if (type && type !== 'module' && !/^(text|application)\/(x-)?(java|ecma)script$/.test(type)) return open + code + close;
+    const locked = LOCKDOWN_SCRIPT + code;
+    hashes.push(sha256Base64(parsedScriptText(locked)));
+    return open + locked + close;
+  });
+  return withCsp(html, frameCsp(nonce, hashes), '<meta http-equiv="x-dns-prefetch-control" content="off">');
+}
+
+/**
+ * The loopback preview's page in the browser: no atom code, only a sandboxed frame (scripts only, an
+ * opaque origin, the frame's page under `base` + `frame.html`, which the server composes as the webview's
+ * frame is composed, framePage) and a script that relays the frame's reports to the server's log and
+ * follows its build events. The script is admitted by its hash (`shellCsp`).
+ */
+export function shellPage(base: string, generation: number): { html: string; script: string } {
+  const at = (name: string) => JSON.stringify(base + name);
+  const script = `(function () {
+  "use strict";
+  var frame = document.getElementById('frame');
+  window.addEventListener('message', function (e) {
+    var m = e.data;
+    if (!frame || e.source !== frame.contentWindow || !m || m.source !== 'atomic-preview') return;
+    try { fetch(${at('log')}, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(m), keepalive: true }).catch(function () {}); } catch (x) {}
+  });
+  var events = new EventSource(${at('events')});
+  events.addEventListener('reload', function () { location.reload(); });
+  events.addEventListener('buildFailed', function (e) {
+    var error = ''; try { error = JSON.parse(e.data).error; } catch (x) {}
+    if (frame) frame.remove();
+    frame = null;
+    var pre = document.getElementById('atomic-build-error') || document.body.appendChild(document.createElement('pre'));
+    pre.id = 'atomic-build-error';
+    pre.textContent = 'The last build failed; this page shows no stale result.\\n\\n' + error;
+  });
+})();`;
+  const html = `<!doctype html>
+<html>
+<head>
+<meta charset="utf-8">
+<meta http-equiv="x-dns-prefetch-control" content="off">
+<title>Atomic Coding preview</title>
+<style>
+  html, body { margin: 0; height: 100%; background: #14161a; }
+  #frame { display: block; width: 100%; height: 100%; border: 0; }
+  #atomic-build-error { color: #f48771; background: #1e1e1e; margin: 0; padding: 16px; white-space: pre-wrap; min-height: 100vh; font: 13px monospace; box-sizing: border-box; }
+</style>
+</head>
+<body>
+<iframe id="frame" title="Preview of latest.js" sandbox="allow-scripts" src="${base}frame.html?v=${generation}"></iframe>
+<script>${script}</script>
+</body>
+</html>
+`;
+  return { html, script };
+}
+
+/**
+ * The policy of the loopback preview's page (an HTTP header): its own script by hash, its styles, its
+ * frame from this server, connections to this server only (the log, the build events), nothing else.
+ */
+export function shellCsp(script: string): string {
+  return `default-src 'none'; script-src 'sha256-${sha256Base64(script)}'; style-src 'unsafe-inline'; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; webrtc 'block'`;
 }
 
 /**

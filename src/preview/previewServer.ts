@@ -10,6 +10,11 @@
  *   learnt the address still cannot run latest.js with a `<script>` tag in its own origin;
  * - a report (`POST log`) must come with this server's own Origin (browsers always send one with a POST);
  * - a request whose Host is not this loopback address is refused (no DNS rebinding onto it).
+ *
+ * The page itself runs no atom code: it holds a sandboxed frame (`frame.html`, scripts only, an opaque
+ * origin) composed as the webview's frame is (page.ts framePage: the bundle inline, the lockdown, a policy
+ * with no address), relays the frame's reports to `log` and follows `events`. Its own policy (a header)
+ * admits its one script by hash, connections to this server only and frames from it only.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -17,7 +22,8 @@ import type { AddressInfo } from 'node:net';
 import { Emitter } from '../util/event.js';
 import type { BundleLocation, ConsoleLevel } from '../protocol/webviewMessages.js';
 import { BundleMap } from './bundleMap.js';
-import { composePage, preludeScript, refusedPage, type PreludeReport } from './page.js';
+import { makeFrameNonce } from './csp.js';
+import { framePage, refusedPage, shellCsp, shellPage, type PreludeReport } from './page.js';
 
 /** The page's HTML, null for the built-in page, or the reason the page may not be shown. */
 export type ServedPage = string | null | { refused: string };
@@ -121,7 +127,16 @@ export class PreviewServer {
     const path = this.localPath(req.url ?? '/');
     try {
       if (path === null) return end(res, 404, 'text/plain', 'not found\n');
-      if (req.method === 'GET' && (path === '' || path === 'index.html')) return end(res, 200, 'text/html; charset=utf-8', await this.pageHtml());
+      if (req.method === 'GET' && (path === '' || path === 'index.html')) {
+        const shell = shellPage(this.base, this.generation);
+        res.setHeader('Content-Security-Policy', shellCsp(shell.script));
+        return end(res, 200, 'text/html; charset=utf-8', shell.html);
+      }
+      if (req.method === 'GET' && path === 'frame.html') {
+        // Sandboxed even when opened on its own: scripts only, in an opaque origin.
+        res.setHeader('Content-Security-Policy', 'sandbox allow-scripts');
+        return end(res, 200, 'text/html; charset=utf-8', await this.frameHtml());
+      }
       if (req.method === 'GET' && path === 'latest.js') return end(res, 200, 'text/javascript; charset=utf-8', await this.bundle());
       if (req.method === 'GET' && path === 'events') return this.subscribe(res);
       if (req.method === 'POST' && path === 'log') return await this.receiveReport(req, res);
@@ -150,12 +165,12 @@ export class PreviewServer {
     return path.slice(base.length);
   }
 
-  private async pageHtml(): Promise<string> {
+  /** The frame's page, composed as the webview's frame is (framePage): the bundle inline, its own policy. */
+  private async frameHtml(): Promise<string> {
     const page = await this.options.page();
-    const prelude = preludeScript('http', this.base);
     // A refused page: the reason, without the bundle (it would run against a page that is not there).
-    if (page !== null && typeof page === 'object') return composePage({ page: refusedPage(page.refused), prelude, bundleTag: '' });
-    return composePage({ page, prelude, bundleTag: `<script src="${this.base}latest.js?v=${this.generation}"></script>` });
+    if (page !== null && typeof page === 'object') return framePage(refusedPage(page.refused), '', makeFrameNonce());
+    return framePage(page, await this.bundle(), makeFrameNonce());
   }
 
   private async bundle(): Promise<string> {

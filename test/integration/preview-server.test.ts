@@ -43,9 +43,14 @@ test('serves the page with the prelude and the bundle, on 127.0.0.1 only', async
     const page = await fetch(server.url);
     assert.equal(page.status, 200);
     const html = await page.text();
-    assert.match(html, /<canvas id="game"/);
     assert.ok(html.includes(`new EventSource("${base}events")`));
-    assert.ok(html.includes(`<script src="${base}latest.js?v=0"></script>`));
+    assert.ok(html.includes(`<iframe id="frame" title="Preview of latest.js" sandbox="allow-scripts" src="${base}frame.html?v=0"></iframe>`), 'the bundle runs in a sandboxed frame');
+    assert.match(page.headers.get('content-security-policy') ?? '', /^default-src 'none'; script-src 'sha256-[^']+'; style-src 'unsafe-inline'; connect-src 'self'; frame-src 'self';/);
+    const frame = await fetch(new URL('frame.html', server.url));
+    assert.equal(frame.headers.get('content-security-policy'), 'sandbox allow-scripts');
+    const frameHtml = await frame.text();
+    assert.match(frameHtml, /<canvas id="game"/);
+    assert.ok(frameHtml.includes((await import('node:fs')).readFileSync(bundlePath, 'utf8')), 'with the bundle inline');
     const js = await fetch(new URL('latest.js', server.url));
     assert.equal(js.headers.get('content-type'), 'text/javascript; charset=utf-8');
     assert.equal(await js.text(), (await import('node:fs')).readFileSync(bundlePath, 'utf8'));
@@ -58,9 +63,9 @@ test('serves the page with the prelude and the bundle, on 127.0.0.1 only', async
 
 test("uses the workspace's own page", async () => {
   await withServer('<html><head></head><body><div id="mine"></div><script src="latest.js"></script></body></html>', async (server) => {
-    const html = await (await fetch(server.url)).text();
-    assert.ok(html.includes(`<div id="mine"></div><script src="${new URL(server.url).pathname}latest.js?v=0"></script>`));
-    assert.ok(html.indexOf('EventSource') < html.indexOf('id="mine"'));
+    const html = await (await fetch(new URL('frame.html', server.url))).text();
+    assert.match(html, /<div id="mine"><\/div><script>\(function\(w\)[^\n]*\/\/ === Atomic Coding Bundle ===/, 'the bundle where the page loads latest.js, inline');
+    assert.ok(html.indexOf("source: 'atomic-preview'") < html.indexOf('id="mine"'), 'the prelude first');
   });
 });
 
