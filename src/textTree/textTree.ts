@@ -35,7 +35,7 @@ import { join, relative, sep } from 'node:path';
 import { sameAtom } from '../atoms/atomDocument.js';
 import { AtomError } from '../atoms/errors.js';
 import { checkDependencies, dependentsMap, soundTogether } from '../atoms/graph.js';
-import type { Atom, AtomDraft } from '../atoms/model.js';
+import { MAX_CODE_BYTES, type Atom, type AtomDraft } from '../atoms/model.js';
 import { validateDraft } from '../atoms/validate.js';
 import type { AtomStore } from '../store/atomStore.js';
 import type { AtomReader, StoreChange } from '../store/reader.js';
@@ -43,7 +43,8 @@ import { removeStaleTempFiles, writeFileAtomic } from '../util/atomicFile.js';
 import type { Disposable, Listener } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
-import { atomFileName, atomFileText, badFileName, hashText, readAtomFile } from './format.js';
+import { readPlainFile, UnsafeFileError, unsafeReason } from '../util/safeFile.js';
+import { atomFileName, atomFileText, badFileName, hashText, MAX_FILE_BYTES, readAtomFile } from './format.js';
 import { statKey, TextRecords } from './records.js';
 import { TextProblems, type TextProblem } from './problems.js';
 
@@ -327,7 +328,8 @@ export class TextTree implements TextTreeView {
     let dir: Dir | undefined;
     try {
       dir = opendirSync(this.folderPath);
-      for (let entry = dir.readSync(); entry; entry = dir.readSync()) if (atomFileName(entry.name) !== undefined) return true;
+      // The entry's own type (a link is not followed): only a regular file counts.
+      for (let entry = dir.readSync(); entry; entry = dir.readSync()) if (entry.isFile() && atomFileName(entry.name) !== undefined) return true;
       return false;
     } catch {
       return false;
@@ -366,10 +368,23 @@ export class TextTree implements TextTreeView {
       let stat: string | undefined;
       try {
         // The stat first: a file as recorded (size, mtime, inode) is not read; one that changes
-        // after the stat has a newer mtime, and is read at the next round.
-        stat = statKey(await fsp.stat(path, { bigint: true }));
-        if (!(stat && record?.stat === stat && !badFileName(name))) bytes = await fsp.readFile(path);
+        // after the stat has a newer mtime, and is read at the next round. lstat: a link is never
+        // followed. Only a plain file of a bounded size is read (not a link, a hard link to a file
+        // elsewhere, a FIFO, a device, a large sparse file), and that is checked again on the
+        // descriptor that is read (readPlainFile), so a file swapped after the lstat is refused too.
+        const st = await fsp.lstat(path, { bigint: true });
+        const unsafe = unsafeReason(st) ?? (st.size > MAX_FILE_BYTES ? tooLarge(st.size) : undefined);
+        if (unsafe) {
+          this.problemList.set(file, path, this.refusedFile(name, unsafe));
+          return;
+        }
+        stat = statKey(st);
+        if (!(stat && record?.stat === stat && !badFileName(name))) bytes = await readPlainFile(path, MAX_FILE_BYTES);
       } catch (err) {
+        if (err instanceof UnsafeFileError) {
+          this.problemList.set(file, path, this.refusedFile(name, err.reason));
+          return;
+        }
         const code = (err as NodeJS.ErrnoException).code;
         if (code !== 'ENOENT' && code !== 'ENOTDIR') {
           this.problemList.set(file, path, `cannot be read (${code ?? (err as Error).message}): make it a readable file`);
@@ -447,6 +462,15 @@ export class TextTree implements TextTreeView {
     if (puts.size > 0 || deletes.size > 0) await this.importFiles(puts, deletes);
     if (this.records.wantsCompaction) await this.records.compact();
     this.problemList.flush();
+  }
+
+  /** Why a file that is not a plain file of a bounded size was not read. */
+  private refusedFile(name: string, what: string): string {
+    return (
+      `not read: it is ${what}. An atom file is read only when it is a regular file with one name, of this user, ` +
+      `of at most ${MAX_FILE_BYTES} bytes (not a link, a hard link, a FIFO or a device): replace it with a plain file ` +
+      `(${this.store.get(name) ? `the last good version of ${name} stays in the store and the bundle` : `${name} is not created until then`})`
+    );
   }
 
   private notTaken(name: string, err: unknown): string {
@@ -607,6 +631,11 @@ export function planImport(
     }
   }
   return { upserts: [...ok.values()].map((d) => d.draft), deletes: [...gone], refused };
+}
+
+/** A file too large to be an atom file, in words: refused before it is read. */
+function tooLarge(size: bigint | number): string {
+  return `${size} bytes, more than an atom file can be (at most ${MAX_FILE_BYTES} bytes; an atom's code is at most ${MAX_CODE_BYTES})`;
 }
 
 /** Runs `work` over `items`, at most `limit` at a time. */

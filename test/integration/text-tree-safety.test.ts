@@ -1,11 +1,17 @@
 /**
- * A cloned repository is hostile input: names from its files cannot forge log lines (one log
- * call is one line, whatever the name holds).
+ * A cloned repository is hostile input: what its atoms folder holds is read only when it is a plain
+ * file of a bounded size with one name, and names from it cannot forge log lines. Each case here
+ * is a finding of a security review: a link to /dev/zero, a FIFO, a large sparse file, a link or a
+ * hard link to a file outside the folder, a records file planted as a link, a file name with a
+ * line break.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { numberUtil as util } from '../support/atoms.js';
+import { workspaceStatus } from '../../src/mcp/tools/getStatus.js';
 import { AtomWorkspace, type WorkspaceOptions } from '../../src/workspace.js';
 import { stderrLogger } from '../../src/util/log.js';
 import { outputLogger } from '../../src/views/outputLog.js';
@@ -13,6 +19,7 @@ import { wordsOnly } from '../support/inProcess.js';
 import { tempDir } from '../support/tmp.js';
 
 const options: WorkspaceOptions = { embeddings: wordsOnly };
+const posix = process.platform !== 'win32';
 
 /** An atom file as a person would write it (header, then the function). */
 function file(name: string, body: string): string {
@@ -26,6 +33,111 @@ function workspaceWithAtoms(prefix: string): string {
   writeFileSync(join(dir, 'atoms', 'good_one.js'), file('good_one', 'x + 1'));
   return dir;
 }
+
+interface Opened {
+  atoms: string[];
+  problems: { file: string; reason: string }[];
+}
+
+/**
+ * Opens `dir` in a child process (test/support/textTreeOpen.ts) whose memory is watched (it exits
+ * with code 3 past 512 MiB) and whose time is bounded by `timeoutMs` (killed, then reported as such):
+ * a read without bounds can neither take the machine's memory nor hang the test run.
+ */
+async function openInChild(dir: string, timeoutMs = 60_000): Promise<Opened> {
+  const script = join(__dirname, '..', 'support', 'textTreeOpen.ts');
+  const child = spawn(process.execPath, ['--max-old-space-size=256', '--import', 'tsx', script, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  let killed = false;
+  const timer = setTimeout(() => {
+    killed = true;
+    child.kill('SIGKILL');
+  }, timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  assert.equal(killed, false, `the open did not finish within ${timeoutMs} ms (it hangs): ${stderr}`);
+  assert.notEqual(code, 3, `the open read without bounds: its memory passed 512 MiB (${stdout.trim()})`);
+  assert.equal(code, 0, `the open failed: ${stderr}`);
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Opened;
+}
+
+function reasonOf(opened: { problems: { file: string; reason: string }[] }, file: string): string {
+  const problem = opened.problems.find((p) => p.file === file);
+  assert.ok(problem, `${file} is reported as not taken (problems: ${JSON.stringify(opened.problems)})`);
+  return problem.reason;
+}
+
+test('finding 3: an atom file linked to /dev/zero is not read; the workspace opens and reports it', { skip: !posix || !existsSync('/dev/zero') }, async () => {
+  const dir = workspaceWithAtoms('atomic-safety-zero-');
+  symlinkSync('/dev/zero', join(dir, 'atoms', 'zero.js'));
+  const opened = await openInChild(dir);
+  assert.deepEqual(opened.atoms, ['good_one']);
+  assert.match(reasonOf(opened, 'atoms/zero.js'), /symbolic link/);
+});
+
+test('finding 3: a FIFO in the atoms folder does not hang the open; it is reported', { skip: !posix }, async () => {
+  const dir = workspaceWithAtoms('atomic-safety-fifo-');
+  execFileSync('mkfifo', [join(dir, 'atoms', 'pipe.js')]);
+  const opened = await openInChild(dir);
+  assert.deepEqual(opened.atoms, ['good_one']);
+  assert.match(reasonOf(opened, 'atoms/pipe.js'), /FIFO/);
+});
+
+test('finding 3: a 600 MB sparse atom file is not read; it is reported as too large', async () => {
+  const dir = workspaceWithAtoms('atomic-safety-sparse-');
+  const big = join(dir, 'atoms', 'huge.js');
+  writeFileSync(big, file('huge', 'x'));
+  truncateSync(big, 600 * 1024 * 1024); // sparse: no disk used
+  const opened = await openInChild(dir);
+  assert.deepEqual(opened.atoms, ['good_one']);
+  assert.match(reasonOf(opened, 'atoms/huge.js'), /629145600 bytes.*at most 65536/);
+});
+
+test('finding 4: a link or a hard link in atoms/ to a file outside the folder is not imported; both are reported', { skip: !posix }, async () => {
+  const dir = workspaceWithAtoms('atomic-safety-links-');
+  const outside = tempDir('atomic-safety-outside-');
+  writeFileSync(join(outside, 'hard_stolen.js'), file('hard_stolen', 'x * 1000'));
+  writeFileSync(join(outside, 'soft_stolen.js'), file('soft_stolen', 'x * 2000'));
+  linkSync(join(outside, 'hard_stolen.js'), join(dir, 'atoms', 'hard_stolen.js'));
+  symlinkSync(join(outside, 'soft_stolen.js'), join(dir, 'atoms', 'soft_stolen.js'));
+  const ws = await AtomWorkspace.open(dir, options);
+  try {
+    assert.deepEqual(ws.atoms.all().map((a) => a.name), ['good_one'], 'neither linked file is taken');
+    const status = workspaceStatus(ws, 'test', 0).text_tree!;
+    assert.match(reasonOf(status, 'atoms/hard_stolen.js'), /hard link/);
+    assert.match(reasonOf(status, 'atoms/soft_stolen.js'), /symbolic link/);
+    // A link added while the workspace is open is refused too.
+    writeFileSync(join(outside, 'late_stolen.js'), file('late_stolen', 'x * 3000'));
+    linkSync(join(outside, 'late_stolen.js'), join(dir, 'atoms', 'late_stolen.js'));
+    const deadline = Date.now() + 10_000;
+    while (!ws.textTree!.problems().some((p) => p.file === 'atoms/late_stolen.js') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    assert.match(reasonOf({ problems: ws.textTree!.problems() }, 'atoms/late_stolen.js'), /hard link/);
+    assert.equal(ws.atoms.has('late_stolen'), false);
+  } finally {
+    await ws.close();
+  }
+  assert.match(readFileSync(join(outside, 'hard_stolen.js'), 'utf8'), /x \* 1000/, 'the outside file is untouched');
+});
+
+test('records: a .atomic/text-tree planted as a link is not written through', { skip: !posix }, async () => {
+  const dir = workspaceWithAtoms('atomic-safety-records-'); // a clone: its file is imported, and recorded, before the records are rewritten
+  const outside = tempDir('atomic-safety-records-outside-');
+  const victim = join(outside, 'victim.txt');
+  writeFileSync(victim, 'keep me\n');
+  mkdirSync(join(dir, '.atomic'));
+  symlinkSync(victim, join(dir, '.atomic', 'text-tree'));
+  const ws = await AtomWorkspace.open(dir, options);
+  try {
+    await ws.upsert(util('recorded', 'x'));
+    await ws.textTree!.written();
+  } finally {
+    await ws.close();
+  }
+  assert.equal(readFileSync(victim, 'utf8'), 'keep me\n');
+});
 
 test('finding 6: a file name with a line break is logged escaped: one log call, one line', async () => {
   const dir = workspaceWithAtoms('atomic-safety-newline-');
