@@ -1,19 +1,20 @@
 /**
  * A cloned repository is hostile input: what its atoms folder holds is read only when it is a plain
- * file of a bounded size with one name, and names from it cannot forge log lines. Each case here
- * is a finding of a security review: a link to /dev/zero, a FIFO, a large sparse file, a link or a
- * hard link to a file outside the folder, a records file planted as a link, a file name with a
- * line break.
+ * file of a bounded size with one name, the folder is written only while it is the real folder it
+ * was at open, and names from it cannot forge log lines. Each case here is a finding of a security
+ * review: a link to /dev/zero, a FIFO, a large sparse file, a link or a hard link to a file outside
+ * the folder, the folder swapped for a link while the server runs, a records file planted as a
+ * link, a file name with a line break.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { numberUtil as util } from '../support/atoms.js';
 import { workspaceStatus } from '../../src/mcp/tools/getStatus.js';
 import { AtomWorkspace, type WorkspaceOptions } from '../../src/workspace.js';
-import { stderrLogger } from '../../src/util/log.js';
+import { stderrLogger, type Logger } from '../../src/util/log.js';
 import { outputLogger } from '../../src/views/outputLog.js';
 import { wordsOnly } from '../support/inProcess.js';
 import { tempDir } from '../support/tmp.js';
@@ -122,6 +123,39 @@ test('finding 4: a link or a hard link in atoms/ to a file outside the folder is
   assert.match(readFileSync(join(outside, 'hard_stolen.js'), 'utf8'), /x \* 1000/, 'the outside file is untouched');
 });
 
+test('finding 5: atoms/ swapped for a link while the server runs: nothing is written through it, and it is logged and reported', { skip: !posix }, async () => {
+  const dir = tempDir('atomic-safety-swap-');
+  const outside = tempDir('atomic-safety-swap-outside-');
+  const lines: string[] = [];
+  const log: Logger = { debug: () => {}, info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
+  const ws = await AtomWorkspace.open(dir, { ...options, log, textTree: { settleMs: 50 } });
+  try {
+    await ws.upsert(util('before_swap', 'x + 1'));
+    assert.ok(existsSync(join(dir, 'atoms', 'before_swap.js')));
+    renameSync(join(dir, 'atoms'), join(dir, 'atoms-moved'));
+    symlinkSync(outside, join(dir, 'atoms'));
+    await ws.upsert(util('after_swap', 'x + 2'));
+    await ws.textTree!.written();
+    assert.deepEqual(readdirSync(outside), [], 'nothing written into the linked folder');
+    assert.ok(ws.atoms.has('after_swap'), 'the store still takes the write');
+    const reason = reasonOf(workspaceStatus(ws, 'test', 0).text_tree!, 'atoms/');
+    assert.match(reason, /symbolic link/);
+    assert.ok(lines.some((l) => /atoms\/ .*symbolic link/.test(l)), `logged: ${lines.join('\n')}`);
+  } finally {
+    await ws.close();
+  }
+  assert.deepEqual(readdirSync(outside), [], 'nor at close');
+});
+
+test('finding 5: an atoms/ that is a symbolic link out of the workspace at open is not followed: the open says so', { skip: !posix }, async () => {
+  const dir = tempDir('atomic-safety-linked-');
+  const outside = tempDir('atomic-safety-linked-outside-');
+  writeFileSync(join(outside, 'secret.js'), file('secret', 'x'));
+  symlinkSync(outside, join(dir, 'atoms'));
+  await assert.rejects(AtomWorkspace.open(dir, options), /atoms folder .* is outside the workspace folder .*symbolic link/);
+  assert.deepEqual(readdirSync(outside), ['secret.js']);
+});
+
 test('records: a .atomic/text-tree planted as a link is not written through', { skip: !posix }, async () => {
   const dir = workspaceWithAtoms('atomic-safety-records-'); // a clone: its file is imported, and recorded, before the records are rewritten
   const outside = tempDir('atomic-safety-records-outside-');
@@ -166,4 +200,27 @@ test('finding 6: a file name with a line break is logged escaped: one log call, 
   const channel = { debug: (m: string) => channelLines.push(m), info: (m: string) => channelLines.push(m), warn: (m: string) => channelLines.push(m), error: (m: string) => channelLines.push(m) };
   outputLogger(channel as never).warn('text tree: atoms/a\rb\u2028c\u001b[31m.js was not taken');
   assert.deepEqual(channelLines, ['text tree: atoms/a\\rb\\u2028c\\x1b[31m.js was not taken']);
+});
+
+test('finding 5, what stays: atoms/ removed and made again as a real folder (a checkout) is taken as the folder', async () => {
+  const dir = tempDir('atomic-safety-recreated-');
+  const ws = await AtomWorkspace.open(dir, { ...options, textTree: { settleMs: 50 } });
+  try {
+    await ws.upsert(util('kept_atom', 'x + 1'));
+    const kept = readFileSync(join(dir, 'atoms', 'kept_atom.js'), 'utf8');
+    // The new folder made while the old one still exists (a new inode: a removed folder's may be reused at once).
+    renameSync(join(dir, 'atoms'), join(dir, 'atoms-old'));
+    mkdirSync(join(dir, 'atoms'));
+    writeFileSync(join(dir, 'atoms', 'kept_atom.js'), kept);
+    writeFileSync(join(dir, 'atoms', 'checked_out.js'), file('checked_out', 'x + 5'));
+    rmSync(join(dir, 'atoms-old'), { recursive: true });
+    const deadline = Date.now() + 10_000;
+    while (!ws.atoms.has('checked_out') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    assert.ok(ws.atoms.has('checked_out'), 'the new folder is read');
+    await ws.upsert(util('written_after', 'x + 6'));
+    assert.ok(existsSync(join(dir, 'atoms', 'written_after.js')), 'and written');
+    assert.deepEqual(ws.textTree!.problems(), []);
+  } finally {
+    await ws.close();
+  }
 });
