@@ -11,7 +11,7 @@ import { serveStdio } from './mcp/stdio.js';
 import { benchTools } from './mcp/tools/bench.js';
 import { allTools } from './mcp/tools/index.js';
 import { WorkspaceLockedError } from './store/lock.js';
-import { stderrLogger, type Logger, type LogLevel } from './util/log.js';
+import { logLine, stderrLogger, type Logger, type LogLevel } from './util/log.js';
 import { nextTurn } from './util/turn.js';
 import { VERSION } from './version.js';
 import { AtomWorkspace } from './workspace.js';
@@ -135,14 +135,14 @@ function stopSignal(log: Logger): Promise<void> {
 }
 
 function fail(message: string): number {
-  process.stderr.write(`atomic-coding: ${message}\n`);
+  process.stderr.write(`atomic-coding: ${logLine(message)}\n`);
   return 1;
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    process.stderr.write(`atomic-coding: ${(err as Error).stack ?? err}\n`);
+    process.stderr.write(`atomic-coding: ${logLine(String((err as Error).stack ?? err))}\n`);
     process.exit(1);
   },
 );

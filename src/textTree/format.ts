@@ -40,7 +40,8 @@ export function badFileName(name: string): string | undefined {
 
 /**
  * Generous: a description may be 4,096 characters and the code 2,048 bytes; past this a file is
- * not read at all (a pasted log, a generated blob), so a huge file costs nothing.
+ * not read at all (a pasted log, a generated blob, a 600 MB sparse file a repository planted), so a
+ * huge file costs nothing: the bound is checked on the open descriptor before a byte is read.
  */
 export const MAX_FILE_BYTES = 64 * 1024;
 

@@ -21,8 +21,9 @@
  * keep the same stat. A close that finished writes a last line `#closed`: without it (a crash),
  * the next open brings both sides together before it answers anything.
  */
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, unlinkSync, writeSync } from 'node:fs';
 import { writeFileAtomic } from '../util/atomicFile.js';
+import { openPlainFileSync, readPlainFileSync, UnsafeFileError } from '../util/safeFile.js';
 
 export interface TextRecord {
   /** Hash of the file's bytes as written or imported. */
@@ -44,6 +45,24 @@ export function statKey(st: { size: bigint; mtimeNs: bigint; ino: bigint }, now 
 }
 
 const CLOSED = '#closed';
+
+/**
+ * The records file is read only up to this size (a line is about 130 bytes, and appended lines are
+ * compacted once they outnumber the atoms twice over: 64 MiB is some 150,000 atoms). A larger one,
+ * or one that is not a plain file (a link a repository planted in .atomic/), is not ours: the
+ * records start afresh, and every file is compared with the store by its content.
+ */
+const MAX_RECORDS_BYTES = 64 * 1024 * 1024;
+
+/** The records file's text, or undefined when there is none, or none that is a plain file of ours. */
+function readRecordsFile(file: string): string | undefined {
+  try {
+    return readPlainFileSync(file, MAX_RECORDS_BYTES).toString('utf8');
+  } catch (err) {
+    if (err instanceof UnsafeFileError || (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
 
 const HEADER = '# Atomic Coding text tree: what was last written or imported per atom. Per machine, never commit.';
 
@@ -125,8 +144,9 @@ export class TextRecords {
   }
 
   private read(): void {
-    if (!existsSync(this.file)) return;
-    const lines = readFileSync(this.file, 'utf8').split('\n');
+    const text = readRecordsFile(this.file);
+    if (text === undefined) return;
+    const lines = text.split('\n');
     if (lines[0] !== this.headerLine()) return; // another folder's, or not ours: start afresh
     for (const text of lines.slice(1)) {
       const [name, file, atom, stat] = text.split('\t');
@@ -142,8 +162,8 @@ export class TextRecords {
 
   private append(line: string): void {
     if (this.fd === undefined) {
-      const fresh = !existsSync(this.file) || readFileSync(this.file, 'utf8').split('\n', 1)[0] !== this.headerLine();
-      this.fd = openSync(this.file, fresh ? 'w' : 'a', 0o644);
+      const fresh = readRecordsFile(this.file)?.split('\n', 1)[0] !== this.headerLine();
+      this.fd = openRecordsFile(this.file, fresh);
       // Start the file over with every record, so a header of another folder never precedes ours.
       if (fresh) writeSync(this.fd, `${this.headerLine()}\n${this.lines()}`);
     }
@@ -173,4 +193,19 @@ function ownCopy(text: string): string {
 /** A record as its line holds it after the name; join makes it one flat string. */
 function packRecord(r: TextRecord): string {
   return (r.stat ? [r.file, r.atom, r.stat] : [r.file, r.atom]).join('\t');
+}
+
+/**
+ * The records file opened for appending (`fresh`: emptied first), never through a link: whatever
+ * is at its name that is not a plain file of ours (a link, a FIFO) is removed (the name is ours, in
+ * .atomic/), not followed, and a new file is made.
+ */
+function openRecordsFile(file: string, fresh: boolean): number {
+  try {
+    return openPlainFileSync(file, fresh ? 'write' : 'append', 0o644);
+  } catch (err) {
+    if (!(err instanceof UnsafeFileError)) throw err;
+    unlinkSync(file);
+    return openPlainFileSync(file, 'write', 0o644);
+  }
 }

@@ -29,13 +29,20 @@
  * the store meanwhile; the workspace's writes wait for it (`reconciled()`), so none can overwrite
  * a file changed outside. A fresh clone (no records), a crash (no `#closed`), or an empty folder
  * is reconciled before `open` resolves, so every atom is there before the first read.
+ *
+ * A cloned repository is hostile input. Only plain files are read: a regular file with one name,
+ * of this user, of at most MAX_FILE_BYTES, checked on the descriptor that is read (never a link,
+ * a hard link to a file elsewhere, a FIFO, a device, a large sparse file); anything else is
+ * reported as not taken. The folder is read and written only while it is the real folder it was
+ * (lstat, device and inode; `checkFolder`): a link put in its place is never followed, not even
+ * by the watcher, and is reported.
  */
-import { promises as fsp, mkdirSync, opendirSync, readdirSync, statSync, watch, type Dir, type FSWatcher } from 'node:fs';
+import { promises as fsp, lstatSync, mkdirSync, opendirSync, readdirSync, readlinkSync, watch, type Dir, type FSWatcher, type Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { sameAtom } from '../atoms/atomDocument.js';
 import { AtomError } from '../atoms/errors.js';
 import { checkDependencies, dependentsMap, soundTogether } from '../atoms/graph.js';
-import type { Atom, AtomDraft } from '../atoms/model.js';
+import { MAX_CODE_BYTES, type Atom, type AtomDraft } from '../atoms/model.js';
 import { validateDraft } from '../atoms/validate.js';
 import type { AtomStore } from '../store/atomStore.js';
 import type { AtomReader, StoreChange } from '../store/reader.js';
@@ -43,7 +50,8 @@ import { removeStaleTempFiles, writeFileAtomic } from '../util/atomicFile.js';
 import type { Disposable, Listener } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
-import { atomFileName, atomFileText, badFileName, hashText, readAtomFile } from './format.js';
+import { readPlainFile, UnsafeFileError, unsafeReason } from '../util/safeFile.js';
+import { atomFileName, atomFileText, badFileName, hashText, MAX_FILE_BYTES, readAtomFile } from './format.js';
 import { statKey, TextRecords } from './records.js';
 import { TextProblems, type TextProblem } from './problems.js';
 
@@ -105,6 +113,13 @@ export class TextTree implements TextTreeView {
   private queue: Promise<void> = Promise.resolve();
   private watcher: FSWatcher | undefined;
   private watchedIno: number | undefined;
+  /**
+   * The folder as it was checked (lstat: a real folder, not a link): its device and inode. Before
+   * the folder is read or written it must still be that folder, or a real folder that replaced it
+   * at the same real path inside the workspace (a checkout that removed and recreated it); a link
+   * put in its place is never followed (see checkFolder).
+   */
+  private folderId: { dev: number; ino: number } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private firstEventAt = 0;
   /** Names the store changed since the last store round (`all`: a reload, anything may have). */
@@ -131,7 +146,9 @@ export class TextTree implements TextTreeView {
     readonly folder: string,
     readonly folderPath: string,
     private readonly options: TextTreeOptions,
+    folderStat: Stats,
   ) {
+    this.folderId = { dev: folderStat.dev, ino: folderStat.ino };
     this.records = new TextRecords(join(store.atomicDir, 'text-tree'), folder);
     this.problemList = new TextProblems(log);
     this.subscription = store.onDidChange((change) => this.storeChanged(change));
@@ -147,9 +164,14 @@ export class TextTree implements TextTreeView {
   static async open(store: TextTreeStore, log: Logger, options: TextTreeOptions = {}): Promise<TextTree> {
     const wanted = options.folder || DEFAULT_ATOMS_FOLDER;
     let folderPath: string;
+    let folderStat: Stats;
     try {
+      // The real path (links resolved, refused when they lead out of the workspace), then the
+      // folder itself as it is now: a real folder, not a link (lstat), whose identity is kept.
       folderPath = resolveInsideFolder(store.workspaceDir, wanted, ATOMS_FOLDER_SETTING);
       mkdirSync(folderPath, { recursive: true });
+      folderStat = lstatSync(folderPath);
+      if (!folderStat.isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (!code) throw new AtomError('storage', (err as Error).message); // resolveInsideFolder's refusal says it all
@@ -157,7 +179,7 @@ export class TextTree implements TextTreeView {
       throw new AtomError('storage', `${ATOMS_FOLDER_SETTING} "${wanted}" ${reason}`);
     }
     const folder = relative(store.workspaceDir, folderPath).split(sep).join('/') || '.';
-    const tree = new TextTree(store, log, folder, folderPath, options);
+    const tree = new TextTree(store, log, folder, folderPath, options, folderStat);
     tree.watch();
     const background = tree.records.wasClosedCleanly && store.size > 0 && tree.hasAtomFiles();
     tree.openInBackground = background;
@@ -241,7 +263,10 @@ export class TextTree implements TextTreeView {
 
   private watch(): void {
     try {
-      this.watchedIno = statSync(this.folderPath).ino;
+      // Only the real folder is watched: fs.watch would follow a link put in its place.
+      const st = lstatSync(this.folderPath);
+      if (!st.isDirectory()) return;
+      this.watchedIno = st.ino;
       this.watcher = watch(this.folderPath, { persistent: false }, (_event, file) => {
         const name = typeof file === 'string' ? atomFileName(file) : undefined;
         if (name !== undefined) this.fileNames.add(name);
@@ -281,21 +306,27 @@ export class TextTree implements TextTreeView {
 
   /** The folder was removed or replaced (a checkout of a branch without it): watch the new one. */
   private rewatchIfMoved(): void {
-    let ino: number | undefined;
+    let st: Stats | undefined;
     try {
-      ino = statSync(this.folderPath).ino;
+      st = lstatSync(this.folderPath);
     } catch {
-      ino = undefined;
+      st = undefined;
     }
-    if (ino !== undefined && ino === this.watchedIno) return;
+    if (st?.isDirectory() && st.ino === this.watchedIno) return;
     this.watcher?.close();
     this.watcher = undefined;
-    try {
-      mkdirSync(this.folderPath, { recursive: true });
-    } catch (err) {
-      this.log.warn(`text tree: cannot create ${this.folderPath}: ${(err as Error).message}`);
-      return;
+    this.watchedIno = undefined;
+    if (!st) {
+      try {
+        // Created again only where the setting still leads, inside the workspace, with no link on the way.
+        if (this.realFolderPath() !== this.folderPath) throw new Error('the path now leads elsewhere through a symbolic link');
+        mkdirSync(this.folderPath, { recursive: true });
+      } catch (err) {
+        this.log.warn(`text tree: cannot create ${this.folderPath}: ${(err as Error).message}`);
+        return;
+      }
     }
+    if (!this.checkFolder()) return; // a link or not a folder: reported, neither watched nor read
     this.watch();
     this.fileAll = true;
     this.fileEvent();
@@ -327,7 +358,8 @@ export class TextTree implements TextTreeView {
     let dir: Dir | undefined;
     try {
       dir = opendirSync(this.folderPath);
-      for (let entry = dir.readSync(); entry; entry = dir.readSync()) if (atomFileName(entry.name) !== undefined) return true;
+      // The entry's own type (a link is not followed): only a regular file counts.
+      for (let entry = dir.readSync(); entry; entry = dir.readSync()) if (entry.isFile() && atomFileName(entry.name) !== undefined) return true;
       return false;
     } catch {
       return false;
@@ -337,7 +369,73 @@ export class TextTree implements TextTreeView {
   }
 
   private problemNames(): string[] {
-    return this.problemList.files().map((file) => atomFileName(file.slice(file.lastIndexOf('/') + 1))!);
+    const names: string[] = [];
+    for (const file of this.problemList.files()) {
+      const name = atomFileName(file.slice(file.lastIndexOf('/') + 1));
+      if (name !== undefined) names.push(name); // not the folder's own problem (`atoms/`)
+    }
+    return names;
+  }
+
+  // ---- the folder is still the folder -------------------------------------------------------
+
+  /** The folder's problem is reported under this name (`atoms/`). */
+  private get folderFile(): string {
+    return `${this.folder}/`;
+  }
+
+  /** Where the setting leads now (links resolved), or undefined when it leads nowhere allowed. */
+  private realFolderPath(): string | undefined {
+    try {
+      return resolveInsideFolder(this.store.workspaceDir, this.options.folder || DEFAULT_ATOMS_FOLDER, ATOMS_FOLDER_SETTING);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Whether the folder may be read and written: it is still the real folder checked at open (lstat:
+   * a folder, not a link, the same device and inode), or a real folder that replaced it where the
+   * setting still leads inside the workspace (a checkout that removed and recreated it: taken as
+   * the folder from then on). A missing folder is fine (nothing is there to follow). Anything else
+   * (a symbolic link put in its place, a file) is logged and reported, and nothing is read or
+   * written there until it is a real folder again.
+   */
+  private checkFolder(): boolean {
+    let st: Stats;
+    try {
+      st = lstatSync(this.folderPath);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
+      return this.folderRefused(`cannot be checked (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+    if (st.isSymbolicLink()) {
+      let target = '';
+      try {
+        target = ` to ${readlinkSync(this.folderPath)}`;
+      } catch {}
+      return this.folderRefused(`was replaced by a symbolic link${target} while the workspace is open`);
+    }
+    if (!st.isDirectory()) return this.folderRefused('is no longer a folder');
+    if (st.dev !== this.folderId?.dev || st.ino !== this.folderId.ino) {
+      if (this.realFolderPath() !== this.folderPath) return this.folderRefused('now leads elsewhere through a symbolic link');
+      this.folderId = { dev: st.dev, ino: st.ino };
+    }
+    if (this.problemList.has(this.folderFile)) {
+      this.problemList.clear(this.folderFile);
+      this.problemList.flush();
+    }
+    return true;
+  }
+
+  private folderRefused(what: string): false {
+    const reason =
+      `${this.folderFile} ${what}: the text tree neither reads nor writes there, and does not follow it ` +
+      `(the store keeps every change). Put the real folder back and open the workspace again`;
+    if (!this.problemList.has(this.folderFile)) this.log.error(`text tree: ${reason}`);
+    this.problemList.set(this.folderFile, this.folderPath, reason);
+    this.problemList.flush();
+    return false;
   }
 
   // ---- a round ----------------------------------------------------------------------------
@@ -353,6 +451,7 @@ export class TextTree implements TextTreeView {
   /** Decides, per name, which side is newer, and brings the other side up to it. */
   private async round(cause: Cause, names: Iterable<string>): Promise<void> {
     if (this.closed && cause !== 'open') return;
+    if (!this.checkFolder()) return; // reported; the files are compared again at the next open
     const puts = new Map<string, Put>();
     const deletes = new Set<string>();
     const writes: Atom[] = [];
@@ -366,10 +465,23 @@ export class TextTree implements TextTreeView {
       let stat: string | undefined;
       try {
         // The stat first: a file as recorded (size, mtime, inode) is not read; one that changes
-        // after the stat has a newer mtime, and is read at the next round.
-        stat = statKey(await fsp.stat(path, { bigint: true }));
-        if (!(stat && record?.stat === stat && !badFileName(name))) bytes = await fsp.readFile(path);
+        // after the stat has a newer mtime, and is read at the next round. lstat: a link is never
+        // followed. Only a plain file of a bounded size is read (not a link, a hard link to a file
+        // elsewhere, a FIFO, a device, a large sparse file), and that is checked again on the
+        // descriptor that is read (readPlainFile), so a file swapped after the lstat is refused too.
+        const st = await fsp.lstat(path, { bigint: true });
+        const unsafe = unsafeReason(st) ?? (st.size > MAX_FILE_BYTES ? tooLarge(st.size) : undefined);
+        if (unsafe) {
+          this.problemList.set(file, path, this.refusedFile(name, unsafe));
+          return;
+        }
+        stat = statKey(st);
+        if (!(stat && record?.stat === stat && !badFileName(name))) bytes = await readPlainFile(path, MAX_FILE_BYTES);
       } catch (err) {
+        if (err instanceof UnsafeFileError) {
+          this.problemList.set(file, path, this.refusedFile(name, err.reason));
+          return;
+        }
         const code = (err as NodeJS.ErrnoException).code;
         if (code !== 'ENOENT' && code !== 'ENOTDIR') {
           this.problemList.set(file, path, `cannot be read (${code ?? (err as Error).message}): make it a readable file`);
@@ -449,12 +561,22 @@ export class TextTree implements TextTreeView {
     this.problemList.flush();
   }
 
+  /** Why a file that is not a plain file of a bounded size was not read. */
+  private refusedFile(name: string, what: string): string {
+    return (
+      `not read: it is ${what}. An atom file is read only when it is a regular file with one name, of this user, ` +
+      `of at most ${MAX_FILE_BYTES} bytes (not a link, a hard link, a FIFO or a device): replace it with a plain file ` +
+      `(${this.store.get(name) ? `the last good version of ${name} stays in the store and the bundle` : `${name} is not created until then`})`
+    );
+  }
+
   private notTaken(name: string, err: unknown): string {
     const message = err instanceof AtomError ? err.message : String((err as Error).message ?? err);
     return `${message} (${this.store.get(name) ? `the last good version of ${name} stays in the store and the bundle` : `${name} is not created until the file is fixed`})`;
   }
 
   private async writeFiles(atoms: Atom[]): Promise<void> {
+    if (atoms.length === 0 || !this.checkFolder()) return; // the folder checked again right before its writes
     await forEachLimited(atoms, PARALLEL_WRITES, async (atom) => {
       const file = this.fileOf(atom.name);
       const text = atomFileText(atom);
@@ -477,6 +599,7 @@ export class TextTree implements TextTreeView {
   }
 
   private async removeFiles(names: string[]): Promise<void> {
+    if (names.length === 0 || !this.checkFolder()) return;
     for (const name of names) {
       try {
         await fsp.unlink(this.pathOf(name));
@@ -607,6 +730,11 @@ export function planImport(
     }
   }
   return { upserts: [...ok.values()].map((d) => d.draft), deletes: [...gone], refused };
+}
+
+/** A file too large to be an atom file, in words: refused before it is read. */
+function tooLarge(size: bigint | number): string {
+  return `${size} bytes, more than an atom file can be (at most ${MAX_FILE_BYTES} bytes; an atom's code is at most ${MAX_CODE_BYTES})`;
 }
 
 /** Runs `work` over `items`, at most `limit` at a time. */

@@ -2,7 +2,7 @@
  * Crash-safe file replacement: write a temp file beside the target, fsync it, rename it over
  * the target, fsync the folder. A process killed at any moment leaves the old or the new file.
  */
-import { promises as fsp, openSync, writeSync, fsyncSync, closeSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
+import { constants, promises as fsp, openSync, writeSync, fsyncSync, closeSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { isProcessAlive } from './process.js';
@@ -12,6 +12,14 @@ function tempPathFor(target: string): string {
 }
 
 const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+/**
+ * How a temp file is opened: created afresh (O_EXCL: never an existing file, nor a link planted at
+ * its name, which O_EXCL refuses even when it points nowhere), never through a link (O_NOFOLLOW,
+ * 0 where the platform has none). The rename then replaces whatever is at the target's name (a link
+ * there is replaced, not followed).
+ */
+const TEMP_FLAGS = constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
 /**
  * Removes the temp files a killed process left in `folder` (only ours, by their name, and only
@@ -92,7 +100,7 @@ export async function replaceFile(
 ): Promise<fsp.FileHandle> {
   const durable = options.durable ?? true;
   const temp = tempPathFor(target);
-  const handle = await fsp.open(temp, 'w+', mode);
+  const handle = await fsp.open(temp, TEMP_FLAGS | constants.O_RDWR, mode);
   const fail = async (err: unknown, old?: string): Promise<never> => {
     await handle.close().catch(() => {});
     await fsp.unlink(temp).catch(() => {});
@@ -137,7 +145,7 @@ async function keepUnderTempName(target: string): Promise<string | undefined> {
 /** The synchronous twin, for exit paths where the event loop will not run again. */
 export function writeFileAtomicSync(target: string, data: string | Uint8Array, mode = 0o644): void {
   const temp = tempPathFor(target);
-  const fd = openSync(temp, 'w', mode);
+  const fd = openSync(temp, TEMP_FLAGS | constants.O_WRONLY, mode);
   try {
     writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
     fsyncSync(fd);

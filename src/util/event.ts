@@ -1,4 +1,6 @@
 /** A tiny typed event emitter with the VS Code `Event` shape, usable without `vscode`. */
+import { logLine } from './log.js';
+
 export interface Disposable {
   dispose(): void;
 }
@@ -20,7 +22,7 @@ export class Emitter<T> {
       try {
         listener(event);
       } catch (err) {
-        process.stderr.write(`atomic-coding: event listener failed: ${(err as Error).stack ?? err}\n`);
+        process.stderr.write(`atomic-coding: event listener failed: ${logLine(String((err as Error).stack ?? err))}\n`);
       }
     }
   }

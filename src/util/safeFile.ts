@@ -8,7 +8,7 @@
  * itself refuses a link as the last part of the path (`O_NOFOLLOW`) and never blocks (`O_NONBLOCK`:
  * a FIFO opens at once and is then refused as not a regular file).
  */
-import { constants, promises as fsp, closeSync, fstatSync, ftruncateSync, openSync, readSync, type Stats } from 'node:fs';
+import { constants, promises as fsp, closeSync, fstatSync, ftruncateSync, openSync, readSync, type BigIntStats, type Stats } from 'node:fs';
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_APPEND } = constants;
 /** 0 where the platform has no such flag (Windows): there a link is refused by the lstat a caller makes first. */
@@ -32,9 +32,10 @@ const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
 /**
  * Why a file with these stats may not be used, or undefined when it may: it must be a regular file
  * (not a link, directory, FIFO, socket or device), have one name (a hard link shares a file outside
- * the folder), belong to this user, and be at most `maxBytes` long when a bound is given.
+ * the folder), belong to this user, and be at most `maxBytes` long when a bound is given. Takes an
+ * `lstat` too (then a link is named as one, never followed), and bigint stats.
  */
-export function unsafeReason(stat: Stats, maxBytes?: number): string | undefined {
+export function unsafeReason(stat: Stats | BigIntStats, maxBytes?: number): string | undefined {
   if (stat.isSymbolicLink()) return 'a symbolic link';
   if (stat.isDirectory()) return 'a directory';
   if (stat.isFIFO()) return 'a FIFO';
@@ -42,7 +43,7 @@ export function unsafeReason(stat: Stats, maxBytes?: number): string | undefined
   if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
   if (!stat.isFile()) return 'not a regular file';
   if (stat.nlink > 1) return `a hard link (one of ${stat.nlink} names of one file)`;
-  if (uid !== undefined && stat.uid !== uid) return `owned by another user (uid ${stat.uid})`;
+  if (uid !== undefined && Number(stat.uid) !== uid) return `owned by another user (uid ${stat.uid})`;
   if (maxBytes !== undefined && stat.size > maxBytes) return `${stat.size} bytes, more than the ${maxBytes} allowed`;
   return undefined;
 }
