@@ -19,14 +19,14 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { readPlainFileSync, UnsafeFileError } from '../util/safeFile.js';
-import { readLock, WorkspaceLockedError, writtenHere } from '../store/lock.js';
-import type { Logger } from '../util/log.js';
-import { isProcessAlive } from '../util/process.js';
-import { AtomWorkspace } from '../workspace.js';
+import { readPlainFileSync, UnsafeFileError } from '../../util/safeFile.js';
+import { readLock, WorkspaceLockedError, writtenHere } from '../../store/lock.js';
+import type { Logger } from '../../util/log.js';
+import { isProcessAlive } from '../../util/process.js';
+import { AtomWorkspace } from '../../workspace.js';
 import { CHALLENGE_HEADER, healthProof, newChallenge, PROOF_HEADER, sameSecret } from './auth.js';
 import { McpHttpHost } from './http.js';
-import type { ToolDefinition } from './tool.js';
+import type { ToolDefinition } from '../tool.js';
 
 /** Where the running server listens and how to authenticate. */
 export interface RemoteServer {
