@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { AtomError } from './atoms/errors.js';
 import { McpHttpHost } from './mcp/hosts/http.js';
-import { bridgeIfServed } from './mcp/hosts/bridge.js';
+import { bridgeIfServed } from './mcp/hosts/takeover.js';
 import { serveStdio } from './mcp/hosts/stdio.js';
 import { benchTools } from './mcp/tools/bench.js';
 import { allTools } from './mcp/tools/index.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { discoverServer, loopbackServerUrl } from '../../src/mcp/hosts/bridge.js';
+import { discoverServer, loopbackServerUrl } from '../../src/mcp/hosts/trust.js';
 import { healthProof, newToken } from '../../src/mcp/hosts/auth.js';
 import { McpHttpHost } from '../../src/mcp/hosts/http.js';
 import { silentLogger } from '../../src/util/log.js';
