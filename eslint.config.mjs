@@ -29,6 +29,13 @@ const SEARCH_FENCE = [
 const BUNDLE_FENCE = [
   fence('src/bundle/ imports the domain, the store\'s read types and src/util/.', ['search', 'textTree', 'mcp', 'views', 'sandbox', 'preview', 'protocol', 'agents', ...TOP]),
 ];
+/** The MCP content (tools, resources, prompts, apps, the session) is served by the hosts in src/mcp/hosts/, never reaches for them. */
+const MCP_CONTENT_FENCE = [
+  {
+    regex: '^(\\./|(\\.\\./)+)(mcp/)?hosts(/|\\.js$)',
+    message: 'src/mcp/hosts/ (the HTTP and stdio hosts, the bridge, auth) serves the MCP content; tools, resources, prompts, apps and the session do not import it.',
+  },
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', '.e2e/**', 'bench-results/**', '**/.atomic/**', '**/*.d.ts'] },
@@ -76,6 +83,11 @@ export default tseslint.config(
   {
     files: ['src/bundle/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [NO_VSCODE], patterns: BUNDLE_FENCE }] },
+  },
+  {
+    files: ['src/mcp/**/*.ts'],
+    ignores: ['src/mcp/hosts/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: [NO_VSCODE], patterns: MCP_CONTENT_FENCE }] },
   },
   {
     // The webview protocol, the preview server and the pages sit below the views: they import downward only.

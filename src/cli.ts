@@ -5,9 +5,9 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { AtomError } from './atoms/errors.js';
-import { McpHttpHost } from './mcp/http.js';
-import { bridgeIfServed } from './mcp/bridge.js';
-import { serveStdio } from './mcp/stdio.js';
+import { McpHttpHost } from './mcp/hosts/http.js';
+import { bridgeIfServed } from './mcp/hosts/takeover.js';
+import { serveStdio } from './mcp/hosts/stdio.js';
 import { benchTools } from './mcp/tools/bench.js';
 import { allTools } from './mcp/tools/index.js';
 import { WorkspaceLockedError } from './store/lock.js';

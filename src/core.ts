@@ -4,4 +4,4 @@
  * parses only the light half; this file is several megabytes with the search libraries.
  */
 export { AtomWorkspace } from './workspace.js';
-export { McpHttpHost } from './mcp/http.js';
+export { McpHttpHost } from './mcp/hosts/http.js';

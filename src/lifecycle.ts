@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { Atom } from './atoms/model.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { McpHttpHost } from './mcp/http.js';
+import type { McpHttpHost } from './mcp/hosts/http.js';
 import type { BuildRecord } from './store/builds.js';
 import type { StoreChange } from './store/reader.js';
 import type { Logger } from './util/log.js';

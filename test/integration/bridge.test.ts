@@ -10,8 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { discoverServer } from '../../src/mcp/bridge.js';
-import { McpHttpHost } from '../../src/mcp/http.js';
+import { discoverServer } from '../../src/mcp/hosts/trust.js';
+import { McpHttpHost } from '../../src/mcp/hosts/http.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import { silentLogger } from '../../src/util/log.js';
 

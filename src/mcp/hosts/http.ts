@@ -12,18 +12,18 @@
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { chmodSync, realpathSync, unlinkSync } from 'node:fs';
-import { readPlainFileSync } from '../util/safeFile.js';
+import { readPlainFileSync } from '../../util/safeFile.js';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { VERSION } from '../version.js';
-import { writeFileAtomicSync } from '../util/atomicFile.js';
-import type { Logger } from '../util/log.js';
-import type { AtomWorkspace } from '../workspace.js';
+import { VERSION } from '../../version.js';
+import { writeFileAtomicSync } from '../../util/atomicFile.js';
+import type { Logger } from '../../util/log.js';
+import type { AtomWorkspace } from '../../workspace.js';
 import { CHALLENGE_HEADER, hasValidToken, healthProof, isAllowedOrigin, isChallenge, isLoopbackHost, newSessionId, newToken, PROOF_HEADER } from './auth.js';
-import { createMcpServer, SessionRegistry } from './server.js';
-import type { ToolDefinition } from './tool.js';
+import { createMcpServer, SessionRegistry } from '../server.js';
+import type { ToolDefinition } from '../tool.js';
 
 export interface HttpHostOptions {
   /** 0 (the default) picks a free port. */

@@ -1,47 +1,22 @@
 /**
- * The stdio-to-HTTP bridge. One writer per workspace: while VS Code runs the extension, its in-process
- * server owns `.atomic/` and announces itself in `.atomic/server.json`. An agent that starts the command
- * line with `--stdio` for the same workspace then gets this bridge instead of a second store: every
- * JSON-RPC message from stdin goes to the running server over Streamable HTTP (with its token), and every
- * answer and notification comes back on stdout. So VS Code and the agent edit the same atoms at once.
- *
- * If the server goes away (VS Code restarted it, with a new port and token), the bridge reads
- * server.json again, replays the agent's initialize handshake to the new server and carries on; if no
- * server is there any more, requests get a JSON-RPC error that says what to do.
- *
- * server.json sits in the workspace, so it may come from somewhere else (a clone, an archive, a copied
- * folder) and name somebody else's address: `inspectServerInfo` trusts it only when it is provably our
- * own server's. A refused file is reported and ignored: the stdio server opens the workspace itself.
+ * Trusting `.atomic/server.json`. A running server announces itself there (url, token, pid), and a
+ * `serve --stdio` for the same workspace bridges to it instead of opening a second store. But the file
+ * sits in the workspace, so it may come from somewhere else (a clone, an archive, a copied folder) and
+ * name somebody else's address: `inspectServerInfo` trusts it only when it is provably our own server's.
+ * A refused file is reported and ignored: the stdio server opens the workspace itself.
  */
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { readPlainFileSync, UnsafeFileError } from '../util/safeFile.js';
-import { readLock, WorkspaceLockedError, writtenHere } from '../store/lock.js';
-import type { Logger } from '../util/log.js';
-import { isProcessAlive } from '../util/process.js';
-import { AtomWorkspace } from '../workspace.js';
+import { readPlainFileSync, UnsafeFileError } from '../../util/safeFile.js';
+import { readLock, writtenHere } from '../../store/lock.js';
+import type { Logger } from '../../util/log.js';
+import { isProcessAlive } from '../../util/process.js';
 import { CHALLENGE_HEADER, healthProof, newChallenge, PROOF_HEADER, sameSecret } from './auth.js';
-import { McpHttpHost } from './http.js';
-import type { ToolDefinition } from './tool.js';
 
 /** Where the running server listens and how to authenticate. */
 export interface RemoteServer {
   url: string;
   headers: Record<string, string>;
-}
-
-export interface BridgeOptions {
-  /** Finds the live server (reads server.json and checks it answers); undefined when there is none. */
-  discover(): Promise<RemoteServer | undefined>;
-  log: Logger;
-  /** The agent's side; default: this process's stdin/stdout. */
-  local?: Transport;
-  /** Makes the HTTP side (tests may count connections); default: Streamable HTTP. */
-  connect?: (server: RemoteServer) => Transport;
 }
 
 export interface DiscoverOptions {
@@ -307,175 +282,4 @@ export class ServerFinder {
   async findAtStart(): Promise<RemoteServer | undefined> {
     return (await this.find()) ?? (lockedByLiveProcess(this.dir) ? await this.waitForServer() : undefined);
   }
-}
-
-/**
- * When the server a bridge talks to dies, the next process takes over: the first bridge to find
- * the workspace unlocked opens it and serves it over HTTP (writing server.json), and bridges to
- * itself; the other bridges find that new server in server.json. So one process writes, always.
- */
-export class Takeover {
-  private local: { workspace: AtomWorkspace; host: McpHttpHost } | undefined;
-
-  constructor(
-    private readonly finder: ServerFinder,
-    private readonly log: Logger,
-    private readonly tools: ToolDefinition[],
-  ) {}
-
-  async discover(): Promise<RemoteServer | undefined> {
-    if (this.local) return { url: this.local.host.url, headers: { Authorization: `Bearer ${this.local.host.token}` } };
-    const remote = await this.finder.find();
-    if (remote) return remote;
-    const dir = this.finder.dir;
-    try {
-      const workspace = await AtomWorkspace.open(dir, { log: this.log });
-      const host = await McpHttpHost.start(workspace, this.log, { tools: this.tools });
-      this.local = { workspace, host };
-      this.log.info(`the server of ${dir} is gone: this process took over as its writer at ${host.url}`);
-      return this.discover();
-    } catch (err) {
-      if (err instanceof WorkspaceLockedError) return this.finder.waitForServer(); // another process took over first
-      this.log.error(`could not take over ${dir}: ${(err as Error).message}`);
-      return undefined;
-    }
-  }
-
-  async close(): Promise<void> {
-    if (!this.local) return;
-    await this.local.host.close();
-    await this.local.workspace.close();
-  }
-}
-
-/**
- * `serve --stdio` for a folder a trusted server already serves: bridges stdio to it (taking over if it
- * dies) until the agent closes stdin, and resolves true. False at once when there is no such server:
- * the caller then opens the workspace itself.
- */
-export async function bridgeIfServed(dir: string, log: Logger, tools: ToolDefinition[]): Promise<boolean> {
-  const finder = new ServerFinder(dir, log);
-  const remote = await finder.findAtStart();
-  if (!remote) return false;
-  log.info(`${dir} is served by ${remote.url}: bridging stdio to it`);
-  const takeover = new Takeover(finder, log, tools);
-  try {
-    await runBridge({ discover: () => takeover.discover(), log });
-  } finally {
-    await takeover.close();
-  }
-  return true;
-}
-
-type Message = JSONRPCMessage & { id?: string | number; method?: string; result?: { protocolVersion?: string } };
-
-const defaultConnect = (server: RemoteServer): Transport =>
-  new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });
-
-/**
- * Runs the bridge until the agent closes stdin (or the local transport closes). Resolves then.
- * Rejects only when no server can be reached at start.
- */
-export async function runBridge(options: BridgeOptions): Promise<void> {
-  const { log } = options;
-  const connect = options.connect ?? defaultConnect;
-  const local = options.local ?? new StdioServerTransport();
-  if (!options.local) {
-    // MCP clients usually stop a stdio server with a signal: end the HTTP session on the way out, so
-    // the server does not keep it open until its idle timeout.
-    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => void local.close());
-  }
-  const first = await options.discover();
-  if (!first) throw new Error('no running Atomic Coding server to bridge to');
-
-  let initialize: Message | undefined;
-  let initialized: Message | undefined;
-  let replaying: string | number | undefined;
-  let remote: Transport;
-
-  const open = async (server: RemoteServer): Promise<Transport> => {
-    const transport = connect(server);
-    transport.onmessage = (raw) => {
-      const message = raw as Message;
-      if (initialize && message.id === initialize.id && message.result?.protocolVersion) {
-        (transport as Partial<StreamableHTTPClientTransport>).setProtocolVersion?.(message.result.protocolVersion);
-      }
-      if (replaying !== undefined && message.id === replaying) {
-        replaying = undefined; // the agent already has its initialize result from the first server
-        return;
-      }
-      local.send(raw).catch((err) => log.warn(`bridge: could not write to the agent: ${(err as Error).message}`));
-    };
-    transport.onerror = (err) => log.debug(`bridge: HTTP side: ${err.message}`);
-    await transport.start();
-    log.info(`bridge: forwarding stdio to ${server.url}`);
-    return transport;
-  };
-
-  /** After a failure: find the server again (it may have restarted) and replay the handshake. */
-  const reconnect = async (): Promise<boolean> => {
-    const server = await options.discover();
-    if (!server) return false;
-    await remote.close().catch(() => {});
-    remote = await open(server);
-    if (initialize) {
-      replaying = initialize.id;
-      await remote.send(initialize);
-      for (let i = 0; i < 100 && replaying !== undefined; i++) await new Promise((r) => setTimeout(r, 20));
-      if (initialized) await remote.send(initialized);
-    }
-    return true;
-  };
-
-  remote = await open(first);
-  let chain = Promise.resolve();
-  const forward = async (message: Message): Promise<void> => {
-    if (message.method === 'initialize') initialize = message;
-    if (message.method === 'notifications/initialized') initialized = message;
-    try {
-      await remote.send(message);
-      return;
-    } catch (err) {
-      log.warn(`bridge: the server did not take a message (${(err as Error).message}); looking for it again`);
-    }
-    try {
-      if (await reconnect()) {
-        await remote.send(message);
-        return;
-      }
-    } catch (err) {
-      log.warn(`bridge: reconnecting failed: ${(err as Error).message}`);
-    }
-    if (message.id !== undefined && message.method) {
-      await local.send({
-        jsonrpc: '2.0',
-        id: message.id,
-        error: {
-          code: -32000,
-          message:
-            'The Atomic Coding server in VS Code is not reachable any more (VS Code closed or the server stopped). Restart this MCP server: it then opens the workspace itself.',
-        },
-      });
-    }
-  };
-
-  await new Promise<void>((resolve) => {
-    // Messages are forwarded one at a time, in order, as the protocol expects of a single stream.
-    local.onmessage = (message: JSONRPCMessage) => {
-      chain = chain.then(() => forward(message as Message)).catch((err) => log.error(`bridge: ${(err as Error).message}`));
-    };
-    local.onclose = () => {
-      chain
-        .then(() => (remote as Partial<StreamableHTTPClientTransport>).terminateSession?.())
-        .catch(() => {})
-        .then(() => remote.close())
-        .catch(() => {})
-        .finally(resolve);
-    };
-    local.onerror = (err) => log.warn(`bridge: stdio: ${err.message}`);
-    local.start().catch((err) => {
-      log.error(`bridge: stdio failed to start: ${(err as Error).message}`);
-      resolve();
-    });
-  });
 }

@@ -1,9 +1,9 @@
 /** MCP over stdin/stdout for one client. stdout carries protocol messages only. */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Logger } from '../util/log.js';
-import { createMcpServer, SessionRegistry, type WorkspaceOpening } from './server.js';
-import type { ToolDefinition } from './tool.js';
-import { allTools } from './tools/index.js';
+import type { Logger } from '../../util/log.js';
+import { createMcpServer, SessionRegistry, type WorkspaceOpening } from '../server.js';
+import type { ToolDefinition } from '../tool.js';
+import { allTools } from '../tools/index.js';
 
 /** How long a closed stdin waits for answers still being computed before the server stops. */
 const DRAIN_MS = 30_000;
