@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { AtomDraft } from '../src/atoms/model.js';
-import { parseAtomSource } from '../src/atoms/atomDocument.js';
+import { parseAtomDocument } from '../src/atoms/atomDocument.js';
 import { stderrLogger } from '../src/util/log.js';
 import { AtomWorkspace } from '../src/workspace.js';
 
@@ -25,7 +25,7 @@ export function readAtomSources(dir: string): AtomDraft[] {
     .sort()
     .map((file) => {
       const name = basename(file, '.js');
-      const { draft, hasHeader } = parseAtomSource(name, readFileSync(join(atomsDir, file), 'utf8'));
+      const { draft, hasHeader } = parseAtomDocument(name, readFileSync(join(atomsDir, file), 'utf8'));
       if (!hasHeader || !draft.type) throw new Error(`${file}: needs a JSDoc header with @kind`);
       return { ...draft, type: draft.type, code: draft.code.trim() + '\n' };
     });

@@ -25,7 +25,7 @@ import { TextTreeDiagnostics } from './views/textTreeDiagnostics.js';
 /** What activate() returns: for other extensions and for the extension-host tests. */
 export interface AtomicCodingApi {
   /** The window's workspace (its store and MCP server) and their lifecycle; undefined without a folder. */
-  session: WorkspaceLifecycle | undefined;
+  lifecycle: WorkspaceLifecycle | undefined;
   tree: AtomTreeProvider;
   treeView: vscode.TreeView<AtomNode>;
   statusBar: AtomStatusBar | undefined;
@@ -99,8 +99,8 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
       ...registerCommands({ lifecycle: s, log, output: channel, extensionUri: context.extensionUri, refreshTree: () => tree.refresh() }),
       ...registerHistoryCommands(s, log),
       registerSearchCommand(s, log),
-      registerGraphCommand({ session: s, extensionUri: context.extensionUri, log }),
-      ...registerPreviewCommands({ session: s, extensionUri: context.extensionUri, log }),
+      registerGraphCommand({ lifecycle: s, extensionUri: context.extensionUri, log }),
+      ...registerPreviewCommands({ lifecycle: s, extensionUri: context.extensionUri, log }),
       new IndexProgressReporter(s),
       new TextTreeDiagnostics(s),
     );
@@ -126,7 +126,7 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
         return ms;
       })
     : Promise.resolve(activationMs);
-  return { session: lifecycle, tree, treeView, statusBar, activationMs, ready };
+  return { lifecycle, tree, treeView, statusBar, activationMs, ready };
 }
 
 export async function deactivate(): Promise<void> {

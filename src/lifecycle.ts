@@ -172,7 +172,7 @@ export class WorkspaceLifecycle implements vscode.Disposable {
       );
       this._host = await McpHttpHost.start(workspace, this.log, { port });
       this.log.info(
-        `session: ${workspace.atoms.size} atoms in ${this.folder.fsPath}; MCP server on ${this._host.url} ` +
+        `workspace: ${workspace.atoms.size} atoms in ${this.folder.fsPath}; MCP server on ${this._host.url} ` +
           `(${Math.round(performance.now() - started)} ms)`,
       );
       this.reportRefusedBundlePath(workspace);
@@ -182,7 +182,7 @@ export class WorkspaceLifecycle implements vscode.Disposable {
       this.atomsEmitter.fire({ kind: 'reload' });
     } catch (err) {
       this._error = describeStartError(err, port);
-      this.log.error(`session: could not start: ${this._error}`);
+      this.log.error(`workspace: could not start: ${this._error}`);
       await this.doStop(false);
       this.setState('failed');
     }
@@ -194,8 +194,8 @@ export class WorkspaceLifecycle implements vscode.Disposable {
     const workspace = this._workspace;
     this._host = undefined;
     this._workspace = undefined;
-    await host?.close().catch((err) => this.log.warn(`session: closing the server: ${(err as Error).message}`));
-    await workspace?.close().catch((err) => this.log.warn(`session: closing the store: ${(err as Error).message}`));
+    await host?.close().catch((err) => this.log.warn(`workspace: closing the server: ${(err as Error).message}`));
+    await workspace?.close().catch((err) => this.log.warn(`workspace: closing the store: ${(err as Error).message}`));
     if (announce && (host || workspace)) {
       this.setState('idle');
       this.serverEmitter.fire();

@@ -27,8 +27,8 @@
 import { AtomError } from './errors.js';
 import { isAtomType, isPortType, type Atom, type AtomDraft, type Port } from './model.js';
 
-/** Formats an atom as the editor shows it. `parseAtomSource(name, formatAtomSource(a))` gives `a` back. */
-export function formatAtomSource(atom: Pick<Atom, 'type' | 'code' | 'inputs' | 'outputs' | 'dependencies' | 'description'>): string {
+/** Formats an atom as the editor shows it. `parseAtomDocument(name, formatAtomDocument(a))` gives `a` back. */
+export function formatAtomDocument(atom: Pick<Atom, 'type' | 'code' | 'inputs' | 'outputs' | 'dependencies' | 'description'>): string {
   const lines: string[] = [];
   if (atom.description) {
     lines.push(...escapeDescription(atom.description));
@@ -93,7 +93,7 @@ function unescapeText(text: string): string {
 }
 
 /** What an editor's text says: the draft to upsert, and whether the text had a header at all. */
-export interface ParsedAtomSource {
+export interface ParsedAtomDocument {
   /** The draft; without a header, only `code` is set and the rest must come from the stored atom. */
   draft: Omit<AtomDraft, 'type'> & { type?: AtomDraft['type'] };
   hasHeader: boolean;
@@ -107,7 +107,7 @@ const HEADER = /^\s*\/\*\*([\s\S]*?)\*\/[ \t]*\r?\n?/;
  * interface stays as stored.
  * Throws an AtomError naming the line for a tag it cannot read, so a save is refused with a reason.
  */
-export function parseAtomSource(name: string, text: string): ParsedAtomSource {
+export function parseAtomDocument(name: string, text: string): ParsedAtomDocument {
   const match = HEADER.exec(text);
   if (!match || !/(^|\n)\s*\*?\s*@(kind|param|returns?|requires)\b/.test(match[1]!)) {
     return { draft: { name, code: text }, hasHeader: false };
@@ -205,7 +205,7 @@ export function parsePortList(text: string, previous: readonly Port[] = []): Por
 
 /** The draft a saved text stands for: without a header, the stored interface with the new code. */
 export function toDraft(name: string, text: string, existing: Atom | undefined): AtomDraft {
-  const { draft, hasHeader } = parseAtomSource(name, text);
+  const { draft, hasHeader } = parseAtomDocument(name, text);
   if (hasHeader) return draft as AtomDraft;
   if (!existing) {
     throw new AtomError('invalid_argument', `${name}: a new atom needs its header (/** @kind util ... */) above the code`);

@@ -1,8 +1,9 @@
 /**
  * Finds atoms by meaning and by words. Owns the full-text index, the vector index and the
  * embedding queue, and keeps all three in step with the store through its change events.
- * The store's database is the source of truth: vectors live there (with the model id and a
- * hash of the embedded text), and the in-memory vector index is filled from it after an open.
+ * The store is the source of truth: its vectors sit in `.atomic/vectors.bin` (store/vectors/), the
+ * database says which atom's vector is in which slot (with the model id and a hash of the embedded
+ * text), and the in-memory vector index is filled from them after an open.
  *
  * Nothing heavy happens at construction or activation: the full-text index and the vector index
  * are filled in the background after an open, and the embedding model starts in its own process

@@ -6,13 +6,13 @@
  * that a file must carry its header: the file is the atom's only copy in git.
  */
 import { createHash } from 'node:crypto';
-import { formatAtomSource, parseAtomSource } from '../atoms/atomDocument.js';
+import { formatAtomDocument, parseAtomDocument } from '../atoms/atomDocument.js';
 import { AtomError } from '../atoms/errors.js';
 import { MAX_CODE_BYTES, MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomDraft } from '../atoms/model.js';
 
 /** The file's text for an atom. */
 export function atomFileText(atom: Atom): string {
-  return formatAtomSource(atom);
+  return formatAtomDocument(atom);
 }
 
 /**
@@ -62,7 +62,7 @@ export function readAtomFile(name: string, text: string): AtomDraft {
     const line = text.slice(0, conflict.index).split('\n').length;
     throw new AtomError('conflict', `merge conflict markers (line ${line}: ${conflict[1]}): resolve the conflict, remove the markers and save`);
   }
-  const { draft, hasHeader } = parseAtomSource(name, text);
+  const { draft, hasHeader } = parseAtomDocument(name, text);
   if (!hasHeader || !draft.type) {
     throw new AtomError('invalid_argument', `no atom header: start the file with a JSDoc block that has "@kind core", "@kind feature" or "@kind util" (see any other atom file)`);
   }

@@ -12,7 +12,7 @@ import type { Atom } from '../atoms/model.js';
 import { NAME_PATTERN } from '../atoms/model.js';
 import type { StoreChange } from '../store/reader.js';
 import type { AtomWorkspace } from '../workspace.js';
-import { formatAtomSource, sameAtom, toDraft } from './atomDocument.js';
+import { formatAtomDocument, sameAtom, toDraft } from './atomDocument.js';
 
 export const ATOM_SCHEME = 'atom';
 
@@ -83,7 +83,7 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
       // The version keeps mtime moving on every save, even two within one millisecond; VS Code compares
       // it to detect that an open editor is stale.
       mtime: Date.parse(atom.updated_at) + atom.version,
-      size: encoder.encode(formatAtomSource(atom)).byteLength,
+      size: encoder.encode(formatAtomDocument(atom)).byteLength,
     };
   }
 
@@ -95,7 +95,7 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
   }
 
   readFile(uri: vscode.Uri): Uint8Array {
-    return encoder.encode(formatAtomSource(this.atomAt(uri)));
+    return encoder.encode(formatAtomDocument(this.atomAt(uri)));
   }
 
   async writeFile(uri: vscode.Uri, content: Uint8Array, options: { create: boolean; overwrite: boolean }): Promise<void> {
@@ -122,8 +122,24 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
     await this.workspace(uri).delete(this.nameOf(uri));
   }
 
-  rename(): void {
-    throw vscode.FileSystemError.NoPermissions('Atoms cannot be renamed: other atoms call them by name. Create a new atom and update its dependents.');
+  /**
+   * A rename goes through the same rename as the rename_atom tool: every atom whose code calls the old
+   * name is rewritten, all or nothing. A refused rename (the name is taken, not snake_case, a caller
+   * would grow past 2 KB) throws with the reason and changes nothing.
+   */
+  async rename(oldUri: vscode.Uri, newUri: vscode.Uri, options: { overwrite: boolean }): Promise<void> {
+    const from = this.nameOf(oldUri);
+    const to = atomNameOf(newUri);
+    if (!to) throw vscode.FileSystemError.NoPermissions(`${newUri.path}: an atom's file is atom:/<name>.js with a snake_case name.`);
+    const workspace = this.workspace(oldUri);
+    if (workspace.atoms.has(to) && !options.overwrite) throw vscode.FileSystemError.FileExists(newUri);
+    try {
+      await workspace.rename(from, to);
+    } catch (err) {
+      const refused = new Error((err as Error).message ?? String(err));
+      refused.name = 'Rename refused';
+      throw refused;
+    }
   }
 
   createDirectory(): void {

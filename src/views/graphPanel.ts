@@ -55,7 +55,7 @@ export class GraphPanel implements vscode.Disposable {
       panel.onDidDispose(() => this.dispose()),
       panel.webview.onDidReceiveMessage((m: unknown) => this.receive(m)),
     );
-    this.disposables.push(deps.session.onDidChangeAtoms(() => this.scheduleUpdate()));
+    this.disposables.push(deps.lifecycle.onDidChangeAtoms(() => this.scheduleUpdate()));
   }
 
   focus(name: string, mode?: GraphViewMode): void {
@@ -98,7 +98,7 @@ export class GraphPanel implements vscode.Disposable {
   }
 
   private sendSnapshot(): void {
-    const atoms = this.deps.session.atoms() ?? [];
+    const atoms = this.deps.lifecycle.atoms() ?? [];
     const focus = this.pendingFocus;
     this.pendingFocus = undefined;
     void this.post({ type: 'graph', snapshot: graphSnapshot(atoms) });

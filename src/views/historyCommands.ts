@@ -13,7 +13,7 @@ import type { Logger } from '../util/log.js';
 import type { AtomWorkspace } from '../workspace.js';
 import { resolveAtomName, type AtomArg } from './atomArgument.js';
 import { atomUri } from './atomFileSystem.js';
-import { formatAtomSource } from './atomDocument.js';
+import { formatAtomDocument } from './atomDocument.js';
 import { Commands, type CommandId } from './commandIds.js';
 import { registerReportingCommand } from './reportingCommand.js';
 import type { WorkspaceLifecycle } from '../lifecycle.js';
@@ -44,7 +44,7 @@ class HistoryContentProvider implements vscode.TextDocumentContentProvider {
     const version = Number(new URLSearchParams(uri.query).get('v'));
     const v = this.workspace().atoms.history(name).find((h) => h.version === version);
     if (!v) throw new Error(`${name} has no version ${version}`);
-    return formatAtomSource(v);
+    return formatAtomDocument(v);
   }
 }
 

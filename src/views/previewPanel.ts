@@ -15,6 +15,7 @@ import { PreviewServer, type BrowserReport, type ServedPage } from '../preview/p
 import type { BuildRecord } from '../store/builds.js';
 import { isPreviewToHost, type BundleLocation, type HostToPreview, type PreviewBuild, type PreviewToHost } from '../protocol/webviewMessages.js';
 import type { PanelDeps } from './webview.js';
+import { Commands } from './commandIds.js';
 
 /** Reports beyond this many per second are counted, not logged (a game loop can throw every frame). */
 const MAX_LOGS_PER_SECOND = 50;
@@ -60,10 +61,10 @@ export class PreviewPanel implements vscode.Disposable {
       panel.onDidDispose(() => this.dispose()),
       panel.webview.onDidReceiveMessage((m: unknown) => this.receive(m, limiter)),
     );
-    if (deps.session) {
+    if (deps.lifecycle) {
       this.disposables.push(
-        deps.session.onDidBuild((build) => void this.sendBuild(build)),
-        watchPage(deps.session.folder, () => void this.sendBuild(this.deps.session?.lastBuild)),
+        deps.lifecycle.onDidBuild((build) => void this.sendBuild(build)),
+        watchPage(deps.lifecycle.folder, () => void this.sendBuild(this.deps.lifecycle?.lastBuild)),
       );
     }
   }
@@ -76,7 +77,7 @@ export class PreviewPanel implements vscode.Disposable {
     switch (m.type) {
       case 'ready':
         this.ready = true;
-        void this.sendBuild(this.deps.session?.lastBuild);
+        void this.sendBuild(this.deps.lifecycle?.lastBuild);
         break;
       case 'loaded':
         this.loadedGeneration = m.generation;
@@ -166,12 +167,12 @@ export class BrowserPreview implements vscode.Disposable {
     }).then((server) => {
       const limiter = new RateLimiter(this.deps);
       server.onDidReport((r) => limiter.allow() && logReport(this.deps, r));
-      const session = this.deps.session;
-      if (session) {
+      const lifecycle = this.deps.lifecycle;
+      if (lifecycle) {
         const notify = (b: BuildRecord | undefined) => b && server.notifyBuild({ status: b.status === 'error' ? 'error' : 'success', error: b.error_message });
         this.disposables.push(
-          session.onDidBuild(notify),
-          watchPage(session.folder, () => notify(session.lastBuild)),
+          lifecycle.onDidBuild(notify),
+          watchPage(lifecycle.folder, () => notify(lifecycle.lastBuild)),
         );
       }
       this.disposables.push({ dispose: () => void server.close() });
@@ -200,7 +201,7 @@ function toPreviewBuild(build: BuildRecord | undefined): PreviewBuild {
  * bundle; throws an Error saying why when there is none.
  */
 function readCheckedBundle(deps: PanelDeps): string {
-  const builder = deps.session?.workspace?.builder;
+  const builder = deps.lifecycle?.workspace?.builder;
   if (!builder) throw new Error('No bundle yet: the workspace is not open.');
   return builder.readBundle();
 }
@@ -256,8 +257,8 @@ let loggedRefusal: string | undefined;
  * or the reason it is refused (it lies outside the folder), which is logged.
  */
 async function readPage(deps: PanelDeps): Promise<ServedPage> {
-  if (!deps.session) return null;
-  const page = await readPageFile(deps.session.folder.fsPath, pageSetting(deps.session.folder));
+  if (!deps.lifecycle) return null;
+  const page = await readPageFile(deps.lifecycle.folder.fsPath, pageSetting(deps.lifecycle.folder));
   if (page.kind !== 'refused') loggedRefusal = undefined;
   if (page.kind === 'page') return page.html;
   if (page.kind === 'builtin') {
@@ -280,7 +281,7 @@ function logReport(deps: PanelDeps, r: BrowserReport): void {
 }
 
 async function openAtomAt(name: string, line: number | null): Promise<void> {
-  const editor = await vscode.commands.executeCommand<vscode.TextEditor | undefined>('atomicCoding.openAtom', name);
+  const editor = await vscode.commands.executeCommand<vscode.TextEditor | undefined>(Commands.openAtom, name);
   if (!editor || !line) return;
   // The editor shows a header above the code; find the function's line and count from there.
   const start = editor.document.getText().split('\n').findIndex((l) => l.startsWith(`function ${name}`));
@@ -351,7 +352,7 @@ export function registerPreviewCommands(deps: PanelDeps): vscode.Disposable[] {
   };
   return [
     browser,
-    vscode.commands.registerCommand('atomicCoding.openPreview', () => (deps.session ? PreviewPanel.show(deps, browser) : needFolder())),
-    vscode.commands.registerCommand('atomicCoding.openPreviewInBrowser', () => (deps.session ? browser.open() : needFolder())),
+    vscode.commands.registerCommand(Commands.openPreview, () => (deps.lifecycle ? PreviewPanel.show(deps, browser) : needFolder())),
+    vscode.commands.registerCommand(Commands.openPreviewInBrowser, () => (deps.lifecycle ? browser.open() : needFolder())),
   ];
 }

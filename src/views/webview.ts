@@ -10,7 +10,7 @@ import type { Logger } from '../util/log.js';
 
 /** What the graph and preview panels use. They exist only in a window with a folder. */
 export interface PanelDeps {
-  session: WorkspaceLifecycle;
+  lifecycle: WorkspaceLifecycle;
   extensionUri: vscode.Uri;
   log: Logger;
 }

@@ -12,7 +12,7 @@
  */
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatAtomSource } from '../../src/atoms/atomDocument.js';
+import { formatAtomDocument } from '../../src/atoms/atomDocument.js';
 import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
 import { silentLogger } from '../../src/util/log.js';
 import { AtomWorkspace } from '../../src/workspace.js';
@@ -34,7 +34,7 @@ function writeClone(count: number): { dir: string; names: string[] } {
   mkdirSync(join(dir, 'atoms'));
   const { atoms } = generateAtoms(count);
   for (const a of atoms) {
-    const text = formatAtomSource({ type: a.type, code: a.code, inputs: a.inputs ?? [], outputs: a.outputs ?? [], dependencies: [...new Set(a.dependencies ?? [])].sort(), description: a.description ?? null });
+    const text = formatAtomDocument({ type: a.type, code: a.code, inputs: a.inputs ?? [], outputs: a.outputs ?? [], dependencies: [...new Set(a.dependencies ?? [])].sort(), description: a.description ?? null });
     writeFileSync(join(dir, 'atoms', `${a.name}.js`), text);
   }
   return { dir, names: atoms.map((a) => a.name) };
@@ -102,7 +102,7 @@ export default async function textTreeBench(options: BenchOptions): Promise<Benc
     const t1 = performance.now();
     for (const name of changed) {
       const atom = withTree.atoms.get(name)!;
-      writeFileSync(join(clone.dir, 'atoms', `${name}.js`), formatAtomSource({ ...atom, code: atom.code.replace(/\}\s*$/, '  /* switched */\n}\n') }));
+      writeFileSync(join(clone.dir, 'atoms', `${name}.js`), formatAtomDocument({ ...atom, code: atom.code.replace(/\}\s*$/, '  /* switched */\n}\n') }));
     }
     const writtenMs = performance.now() - t1;
     // The watcher and its timer do not keep a process alive (a server has its own reasons to stay).

@@ -49,11 +49,11 @@ describe('Atomic Coding in the VS Code extension host', function () {
   });
 
   it('activates in the open folder, opens its store and starts the server', () => {
-    assert.equal(api.session?.state, 'ready', api.session?.error);
-    assert.equal(api.session.folder.fsPath, folder);
+    assert.equal(api.lifecycle?.state, 'ready', api.lifecycle?.error);
+    assert.equal(api.lifecycle.folder.fsPath, folder);
     assert.ok(existsSync(join(folder, '.atomic')), '.atomic/ created');
     const info = JSON.parse(readFileSync(join(folder, '.atomic', 'server.json'), 'utf8'));
-    assert.equal(info.url, api.session.host?.url);
+    assert.equal(info.url, api.lifecycle.host?.url);
     assert.match(info.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     assert.equal(info.pid, process.pid, 'the server runs inside the extension host');
   });
@@ -75,7 +75,7 @@ describe('Atomic Coding in the VS Code extension host', function () {
 
   it('New Atom creates atoms that the tree groups by type, with signatures and dependencies', async () => {
     assert.equal(await vscode.commands.executeCommand('atomicCoding.newAtom', 'physics_config', 'util', 'Physics constants'), 'physics_config');
-    const workspace = api.session!.workspace!;
+    const workspace = api.lifecycle!.workspace!;
     await workspace.upsert({
       name: 'physics_config',
       type: 'util',
@@ -120,7 +120,7 @@ describe('Atomic Coding in the VS Code extension host', function () {
     assert.match(body, /@kind feature/);
     assert.match(body, /@param \{number\} velocity_y/);
     assert.match(body, /@requires physics_config/);
-    assert.ok(body.endsWith(api.session!.get('player_jump')!.code));
+    assert.ok(body.endsWith(api.lifecycle!.get('player_jump')!.code));
   });
 
   it("gives atom editors JavaScript's language features: outline and formatting", async () => {
@@ -142,7 +142,7 @@ describe('Atomic Coding in the VS Code extension host', function () {
     edit.replace(document.uri, new vscode.Range(document.positionAt(0), document.positionAt(document.getText().indexOf('\n'))), '/**\n * Jump higher when grounded');
     assert.ok(await vscode.workspace.applyEdit(edit));
     assert.ok(await document.save(), 'the save is accepted');
-    const atom = api.session!.get('player_jump')!;
+    const atom = api.lifecycle!.get('player_jump')!;
     assert.equal(atom.version, 2);
     assert.match(atom.code, /jump_force \* 2/);
     assert.equal(atom.description, 'Jump higher when grounded\nJump when grounded');
@@ -151,7 +151,7 @@ describe('Atomic Coding in the VS Code extension host', function () {
 
   it('refuses an invalid save, keeps the editor text and changes nothing', async () => {
     const document = await vscode.workspace.openTextDocument(vscode.Uri.parse('atom:/player_jump.js'));
-    const before = api.session!.get('player_jump')!;
+    const before = api.lifecycle!.get('player_jump')!;
     const edit = new vscode.WorkspaceEdit();
     edit.insert(document.uri, document.positionAt(document.getText().length), '\nfunction extra() {}\n');
     assert.ok(await vscode.workspace.applyEdit(edit));
@@ -159,7 +159,7 @@ describe('Atomic Coding in the VS Code extension host', function () {
     assert.equal(await document.save(), false, 'the save is refused');
     assert.equal(document.isDirty, true);
     assert.equal(document.getText(), edited, "the editor keeps the user's text");
-    assert.deepEqual(api.session!.get('player_jump'), before, 'the store is unchanged');
+    assert.deepEqual(api.lifecycle!.get('player_jump'), before, 'the store is unchanged');
     await vscode.window.showTextDocument(document);
     await vscode.commands.executeCommand('workbench.action.files.revert');
     assert.equal(document.isDirty, false);
@@ -172,24 +172,24 @@ describe('Atomic Coding in the VS Code extension host', function () {
     edit.replace(document.uri, new vscode.Range(document.positionAt(at), document.positionAt(at + '@kind util'.length)), '@kind core');
     assert.ok(await vscode.workspace.applyEdit(edit));
     assert.ok(await document.save());
-    assert.equal(api.session!.get('physics_config')!.type, 'core');
+    assert.equal(api.lifecycle!.get('physics_config')!.type, 'core');
     assert.deepEqual(treeLabels(api), ['core', 'feature']);
     assert.ok(await vscode.commands.executeCommand('atomicCoding.changeAtomType', 'physics_config', 'util'));
-    assert.equal(api.session!.get('physics_config')!.type, 'util');
+    assert.equal(api.lifecycle!.get('physics_config')!.type, 'util');
     await until('the editor to follow the type change', () => document.getText().includes('@kind util'));
   });
 
   it('Edit Atom Dependencies changes what an atom depends on, keeps what its code calls, and refuses a missing atom', async () => {
     // player_jump's code calls physics_config, so dropping that dependency would break the bundle: it stays (and is said).
     assert.ok(await vscode.commands.executeCommand('atomicCoding.editDependencies', 'player_jump', []));
-    assert.deepEqual(api.session!.get('player_jump')!.dependencies, ['physics_config']);
+    assert.deepEqual(api.lifecycle!.get('player_jump')!.dependencies, ['physics_config']);
     const jump = api.tree.getChildren().flatMap((g) => api.tree.getChildren(g)).find((n) => n.kind === 'atom' && n.name === 'player_jump')!;
     assert.deepEqual(treeLabels(api, jump), ['physics_config'], 'the tree keeps the dependency the code calls');
     assert.ok(await vscode.commands.executeCommand('atomicCoding.editDependencies', 'player_jump', ['physics_config']));
     assert.deepEqual(treeLabels(api, jump), ['physics_config']);
-    const version = api.session!.get('player_jump')!.version;
+    const version = api.lifecycle!.get('player_jump')!.version;
     assert.equal(await vscode.commands.executeCommand('atomicCoding.editDependencies', 'player_jump', ['no_such_atom']), undefined, 'refused');
-    assert.equal(api.session!.get('player_jump')!.version, version, 'nothing changed');
+    assert.equal(api.lifecycle!.get('player_jump')!.version, version, 'nothing changed');
   });
 
   it('shows changes made by an MCP client in the tree and in open editors at once', async () => {
@@ -221,13 +221,13 @@ describe('Atomic Coding in the VS Code extension host', function () {
 
   it('Delete Atom refuses an atom others depend on and deletes a leaf after confirmation', async () => {
     assert.equal(await vscode.commands.executeCommand('atomicCoding.deleteAtom', 'physics_config'), false);
-    assert.ok(api.session!.get('physics_config'), 'still there: player_jump depends on it');
+    assert.ok(api.lifecycle!.get('physics_config'), 'still there: player_jump depends on it');
     // The confirmation is a modal dialog, which the test host refuses to show (the UI run clicks it);
     // unconfirmed, nothing is deleted.
     assert.notEqual(await vscode.commands.executeCommand('atomicCoding.deleteAtom', 'math_clamp'), true);
-    assert.ok(api.session!.get('math_clamp'), 'not deleted without confirmation');
+    assert.ok(api.lifecycle!.get('math_clamp'), 'not deleted without confirmation');
     assert.equal(await vscode.commands.executeCommand('atomicCoding.deleteAtom', 'math_clamp', { confirmed: true }), true);
-    assert.equal(api.session!.get('math_clamp'), undefined);
+    assert.equal(api.lifecycle!.get('math_clamp'), undefined);
   });
 
   it('Rebuild Bundle writes latest.js with every atom', async () => {
@@ -285,8 +285,8 @@ describe('Atomic Coding in the VS Code extension host', function () {
   it('Restart MCP Server starts a new server with a new token and tells VS Code', async () => {
     const before = { ...JSON.parse(readFileSync(join(folder, '.atomic', 'server.json'), 'utf8')) };
     const url = await vscode.commands.executeCommand<string>('atomicCoding.restartServer');
-    assert.equal(api.session!.state, 'ready');
-    assert.equal(url, api.session!.host!.url);
+    assert.equal(api.lifecycle!.state, 'ready');
+    assert.equal(url, api.lifecycle!.host!.url);
     const after = JSON.parse(readFileSync(join(folder, '.atomic', 'server.json'), 'utf8'));
     assert.notEqual(after.token, before.token);
     const stale = await fetch(after.url, {
@@ -316,7 +316,7 @@ describe('Atomic Coding in the VS Code extension host', function () {
   });
 
   it('says why when another process holds the store, and recovers with Restart once it is free', async () => {
-    await api.session!.stop();
+    await api.lifecycle!.stop();
     // Another writer: the command line serving this folder over HTTP, as a separate process.
     const cli = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'cli.js');
     const other = spawn(process.execPath, [cli, 'serve', '--workspace', folder, '--port', '0'], { stdio: 'ignore' });
@@ -329,8 +329,8 @@ describe('Atomic Coding in the VS Code extension host', function () {
         }
       });
       await vscode.commands.executeCommand('atomicCoding.restartServer');
-      assert.equal(api.session!.state, 'failed');
-      assert.match(api.session!.error ?? '', new RegExp(`another Atomic Coding process \\(pid ${other.pid}\\).*Restart MCP Server`));
+      assert.equal(api.lifecycle!.state, 'failed');
+      assert.match(api.lifecycle!.error ?? '', new RegExp(`another Atomic Coding process \\(pid ${other.pid}\\).*Restart MCP Server`));
       assert.match(api.statusBar!.text, /error/);
       assert.deepEqual(treeLabels(api), [], 'no stale tree while the store is not ours');
     } finally {
@@ -338,7 +338,7 @@ describe('Atomic Coding in the VS Code extension host', function () {
       await new Promise((resolve) => other.once('exit', resolve));
     }
     await vscode.commands.executeCommand('atomicCoding.restartServer');
-    assert.equal(api.session!.state, 'ready', api.session!.error);
+    assert.equal(api.lifecycle!.state, 'ready', api.lifecycle!.error);
     assert.deepEqual(treeLabels(api), ['feature', 'util']);
   });
 });

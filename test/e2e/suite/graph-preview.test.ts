@@ -32,12 +32,12 @@ describe('Dependency graph and live preview webviews', function () {
   this.timeout(90_000);
   let api: AtomicCodingApi;
 
-  const workspace = () => api.session!.workspace!;
+  const workspace = () => api.lifecycle!.workspace!;
   const edgeCount = () => workspace().atoms.all().reduce((n, a) => n + a.dependencies.length, 0);
 
   before(async () => {
     ({ api } = await readyExtension());
-    await until('the session', () => api.session?.state === 'ready');
+    await until('the session', () => api.lifecycle?.state === 'ready');
     await workspace().upsertMany([
       { name: 'gp_config', type: 'util', code: 'function gp_config(key) {\n  return key === "speed" ? 3 : 0;\n}\n', inputs: [{ name: 'key', type: 'string' }], outputs: [{ name: 'value', type: 'number' }] },
       { name: 'gp_step', type: 'feature', code: 'function gp_step(x) {\n  return x + gp_config("speed");\n}\n', inputs: [{ name: 'x', type: 'number' }], outputs: [{ name: 'next', type: 'number' }], dependencies: ['gp_config'] },
@@ -91,7 +91,7 @@ describe('Dependency graph and live preview webviews', function () {
   // A page outside the folder is refused (issue 12): test/unit/preview-security.test.ts covers that.
   it('a page chosen by an absolute path inside the folder is used, and editing it reloads the open preview', async () => {
     const preview = await vscode.commands.executeCommand<PreviewPanelLike>('atomicCoding.openPreview');
-    const dir = mkdtempSync(join(api.session!.folder.fsPath, 'atomic-page-'));
+    const dir = mkdtempSync(join(api.lifecycle!.folder.fsPath, 'atomic-page-'));
     const page = join(dir, 'game.html');
     writeFileSync(page, '<!doctype html><html><body><canvas id="game"></canvas><script src="latest.js"></script></body></html>\n');
     const settings = vscode.workspace.getConfiguration('atomicCoding');

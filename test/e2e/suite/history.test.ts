@@ -21,15 +21,15 @@ describe('History and undo in the tree', function () {
 
   before(async () => {
     ({ api } = await readyExtension());
-    assert.equal(api.session?.state, 'ready', api.session?.error);
+    assert.equal(api.lifecycle?.state, 'ready', api.lifecycle?.error);
   });
 
   it('Show History restores version 1 of an atom that was changed, as a new version', async () => {
-    const workspace = api.session!.workspace!;
+    const workspace = api.lifecycle!.workspace!;
     const v1 = 'function history_speed() {\n  return 1;\n}\n';
     const first = await workspace.upsert({ name: 'history_speed', type: 'util', code: v1, description: 'Speed, first take' });
     await workspace.upsert({ name: 'history_speed', type: 'util', code: 'function history_speed() {\n  return 2;\n}\n', description: 'Speed, second take' });
-    const before = api.session!.get('history_speed')!;
+    const before = api.lifecycle!.get('history_speed')!;
     assert.equal(before.version, first.result.atom.version + 1);
 
     // Compare opens a diff of the old version's read-only document against the atom's editor.
@@ -43,7 +43,7 @@ describe('History and undo in the tree', function () {
 
     const report = (await vscode.commands.executeCommand('atomicCoding.showHistory', 'history_speed', first.result.atom.version, 'restore')) as RestoreReport;
     assert.deepEqual(report, { name: 'history_speed', from: first.result.atom.version, version: before.version + 1 });
-    const after = api.session!.get('history_speed')!;
+    const after = api.lifecycle!.get('history_speed')!;
     assert.equal(after.code, v1);
     assert.equal(after.description, 'Speed, first take');
     assert.equal(after.version, before.version + 1, 'a restore is a new version; the history keeps the one it replaced');
@@ -51,24 +51,24 @@ describe('History and undo in the tree', function () {
   });
 
   it('Show History refuses a version that does not exist, and changes nothing', async () => {
-    const before = api.session!.get('history_speed')!;
+    const before = api.lifecycle!.get('history_speed')!;
     const report = await vscode.commands.executeCommand('atomicCoding.showHistory', 'history_speed', 99, 'restore');
     assert.equal(report, undefined);
-    assert.deepEqual(api.session!.get('history_speed'), before);
+    assert.deepEqual(api.lifecycle!.get('history_speed'), before);
   });
 
   it('Restore Deleted Atom brings back a deleted atom as it was last', async () => {
-    const workspace = api.session!.workspace!;
+    const workspace = api.lifecycle!.workspace!;
     const code = 'function history_gone() {\n  return "back";\n}\n';
     await workspace.upsert({ name: 'history_gone', type: 'feature', code });
     assert.equal(await vscode.commands.executeCommand('atomicCoding.deleteAtom', 'history_gone', { confirmed: true }), true);
-    assert.equal(api.session!.get('history_gone'), undefined);
+    assert.equal(api.lifecycle!.get('history_gone'), undefined);
     assert.ok(workspace.atoms.deletedAtoms().some((d) => d.name === 'history_gone'), 'listed among the deleted atoms');
 
     const report = (await vscode.commands.executeCommand('atomicCoding.restoreDeleted', 'history_gone')) as RestoreReport;
     assert.equal(report.name, 'history_gone');
     assert.equal(report.from, 1);
-    const restored = api.session!.get('history_gone');
+    const restored = api.lifecycle!.get('history_gone');
     assert.ok(restored, 'the atom is back');
     assert.equal(restored.code, code);
     assert.equal(restored.type, 'feature');

@@ -21,7 +21,7 @@ describe('MCP Apps in VS Code', function () {
 
   before(async () => {
     ({ api } = await readyExtension());
-    assert.equal(api.session?.state, 'ready', api.session?.error);
+    assert.equal(api.lifecycle?.state, 'ready', api.lifecycle?.error);
   });
 
   it('VS Code lists every atom tool; the tools it is given carry their app and icon', async () => {
@@ -37,7 +37,7 @@ describe('MCP Apps in VS Code', function () {
 
     const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     const info = JSON.parse(readFileSync(join(folder, '.atomic', 'server.json'), 'utf8')) as { url: string; token: string };
-    assert.equal(info.url, api.session!.host!.url, 'the address VS Code was given');
+    assert.equal(info.url, api.lifecycle!.host!.url, 'the address VS Code was given');
     const client = await connectHttp(info.url, info.token, 'e2e-mcp-apps');
     try {
       const { tools } = await client.listTools();

@@ -23,8 +23,8 @@ describe('Search Atoms', function () {
 
   before(async () => {
     ({ api } = await readyExtension());
-    assert.equal(api.session?.state, 'ready', api.session?.error);
-    await api.session!.workspace!.upsertMany([
+    assert.equal(api.lifecycle?.state, 'ready', api.lifecycle?.error);
+    await api.lifecycle!.workspace!.upsertMany([
       {
         name: 'search_clamp',
         type: 'util',
@@ -65,7 +65,7 @@ describe('Search Atoms', function () {
   it('lists every atom by name before anything is typed', async () => {
     const search = await vscode.commands.executeCommand<AtomSearchLike>('atomicCoding.searchAtoms');
     const names = (await search.results()).map((i) => i.name);
-    const all = api.session!.workspace!.atoms.all().map((a) => a.name);
+    const all = api.lifecycle!.workspace!.atoms.all().map((a) => a.name);
     assert.deepEqual(names, [...all].sort((a, b) => a.localeCompare(b)));
     assert.ok(names.includes('search_clamp'));
   });

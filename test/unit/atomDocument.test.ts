@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AtomError } from '../../src/atoms/errors.js';
-import { formatAtomSource, parseAtomSource } from '../../src/views/atomDocument.js';
+import { formatAtomDocument, parseAtomDocument } from '../../src/views/atomDocument.js';
 
 const jump = {
   type: 'feature' as const,
@@ -18,7 +18,7 @@ const jump = {
 
 describe('atom editor text', () => {
   it('writes the interface as a JSDoc header above the code', () => {
-    const text = formatAtomSource(jump);
+    const text = formatAtomDocument(jump);
     assert.equal(
       text.split('\n function')[0]!.split('\nfunction')[0],
       [
@@ -40,23 +40,23 @@ describe('atom editor text', () => {
   });
 
   it('reads back exactly what it wrote', () => {
-    const { draft, hasHeader } = parseAtomSource('player_jump', formatAtomSource(jump));
+    const { draft, hasHeader } = parseAtomDocument('player_jump', formatAtomDocument(jump));
     assert.equal(hasHeader, true);
     assert.deepEqual(draft, { name: 'player_jump', ...jump });
   });
 
   it('round-trips an atom without description, ports or dependencies', () => {
     const bare = { type: 'util' as const, code: 'function noop() {}\n', inputs: [], outputs: [], dependencies: [], description: null };
-    const { draft } = parseAtomSource('noop', formatAtomSource(bare));
+    const { draft } = parseAtomDocument('noop', formatAtomDocument(bare));
     assert.deepEqual(draft, { name: 'noop', type: 'util', code: bare.code, inputs: [], outputs: [], dependencies: [], description: undefined });
   });
 
   it('takes edits to the header as changes to the interface', () => {
-    const edited = formatAtomSource(jump)
+    const edited = formatAtomDocument(jump)
       .replace('@kind feature', '@kind core')
       .replace(' * @requires math_clamp\n', '')
       .replace('@param {boolean} is_grounded', '@param {string[]} [tags] - labels');
-    const { draft } = parseAtomSource('player_jump', edited);
+    const { draft } = parseAtomDocument('player_jump', edited);
     assert.equal(draft.type, 'core');
     assert.deepEqual(draft.dependencies, ['physics_config']);
     assert.deepEqual(draft.inputs![1], { name: 'tags', type: 'string[]', description: 'labels', optional: true });
@@ -64,24 +64,24 @@ describe('atom editor text', () => {
 
   it('treats text without an @kind header as code only', () => {
     const code = '/** A plain doc comment */\nfunction a() {}';
-    assert.deepEqual(parseAtomSource('a', code), { draft: { name: 'a', code }, hasHeader: false });
+    assert.deepEqual(parseAtomDocument('a', code), { draft: { name: 'a', code }, hasHeader: false });
   });
 
   it('refuses a header it cannot read, naming the problem', () => {
     const bad = (text: string, pattern: RegExp) =>
-      assert.throws(() => parseAtomSource('a', `/**\n${text}\n */\nfunction a() {}`), (e: unknown) => e instanceof AtomError && pattern.test(e.message));
+      assert.throws(() => parseAtomDocument('a', `/**\n${text}\n */\nfunction a() {}`), (e: unknown) => e instanceof AtomError && pattern.test(e.message));
     bad(' * @kind gadget', /@kind gadget: use core, feature or util/);
     bad(' * @kind util\n * @param {object} x', /the type must be one of number/);
     bad(' * @kind util\n * @param x', /write "@param \{number\} name - description"/);
     bad(' * @kind util\n * @author me', /@author is not an atom tag/);
     bad(' * @kind util\n * stray words', /is not a tag/);
-    assert.throws(() => parseAtomSource('a', '/**\n * @requires b\n * @kind\n */\nfunction a() {}'), /@kind \(empty\)/);
+    assert.throws(() => parseAtomDocument('a', '/**\n * @requires b\n * @kind\n */\nfunction a() {}'), /@kind \(empty\)/);
   });
 });
 
 describe('atom editor text: a header that lost its @kind', () => {
   it('is refused rather than silently turned into code', () => {
-    assert.throws(() => parseAtomSource('a', '/**\n * @param {number} x\n */\nfunction a(x) {}'), /@kind is missing/);
+    assert.throws(() => parseAtomDocument('a', '/**\n * @param {number} x\n */\nfunction a(x) {}'), /@kind is missing/);
   });
 });
 
@@ -123,7 +123,7 @@ describe('what a save means', () => {
 
   it('saving the text as it was changes nothing; any real edit does', async () => {
     const { sameAtom, toDraft } = await import('../../src/views/atomDocument.js');
-    const text = formatAtomSource(stored);
+    const text = formatAtomDocument(stored);
     assert.equal(sameAtom(stored, toDraft('player_jump', text, stored)), true);
     assert.equal(sameAtom(stored, toDraft('player_jump', text.replace('@kind feature', '@kind core'), stored)), false);
     assert.equal(sameAtom(stored, toDraft('player_jump', text.replace(' * @requires math_clamp\n', ''), stored)), false);
@@ -136,11 +136,11 @@ describe('what a save means', () => {
 
 describe('atom editor text: descriptions are escaped, so any text round-trips and cannot break the header', () => {
   const base = { type: 'util' as const, code: 'function a(x) {\n  return x; /* a comment */\n}\n', inputs: [], outputs: [], dependencies: [] };
-  const roundTrip = (atom: Parameters<typeof formatAtomSource>[0]) => parseAtomSource('a', formatAtomSource(atom)).draft;
+  const roundTrip = (atom: Parameters<typeof formatAtomDocument>[0]) => parseAtomDocument('a', formatAtomDocument(atom)).draft;
 
   it('a description line "@requires x" stays description, not a dependency', () => {
     const atom = { ...base, description: 'Usage notes:\n@requires x\n@param {number} y - not a port\n@kind core' };
-    const text = formatAtomSource(atom);
+    const text = formatAtomDocument(atom);
     assert.match(text, /\n \* \\@requires x\n/);
     const draft = roundTrip(atom);
     assert.deepEqual(draft.dependencies, []);
@@ -155,7 +155,7 @@ describe('atom editor text: descriptions are escaped, so any text round-trips an
       description: 'Matches /* ... */ comments, and a**/b',
       inputs: [{ name: 'x', type: 'string' as const, description: 'glob like src/**/*.js' }],
     };
-    const text = formatAtomSource(atom);
+    const text = formatAtomDocument(atom);
     assert.equal(text.indexOf('*/'), text.indexOf('\n */') + 2, 'the first "*/" is the one that ends the header');
     const draft = roundTrip(atom);
     assert.equal(draft.description, atom.description);
@@ -168,9 +168,9 @@ describe('atom editor text: descriptions are escaped, so any text round-trips an
       assert.equal(roundTrip({ ...base, description }).description, description, JSON.stringify(description));
     }
     // Ordinary text is written as it is, and hand-typed backslashes that are no escape are kept.
-    const text = formatAtomSource({ ...base, description: 'Clamps a value.\n\nSee math_min.' });
+    const text = formatAtomDocument({ ...base, description: 'Clamps a value.\n\nSee math_min.' });
     assert.ok(text.startsWith('/**\n * Clamps a value.\n *\n * See math_min.\n *\n * @kind util\n'));
-    const typed = parseAtomSource('a', '/**\n * Splits on \\d+ and \\s\n * @kind util\n */\nfunction a() {}');
+    const typed = parseAtomDocument('a', '/**\n * Splits on \\d+ and \\s\n * @kind util\n */\nfunction a() {}');
     assert.equal(typed.draft.description, 'Splits on \\d+ and \\s');
   });
 
@@ -209,16 +209,16 @@ describe('atom editor text: descriptions are escaped, so any text round-trips an
         dependencies: Array.from({ length: Math.floor(next() * 3) }, (_, k) => `dep_${k}`),
         description,
       };
-      const written = formatAtomSource(atom);
+      const written = formatAtomDocument(atom);
       const header = written.slice(0, written.indexOf('\n */') + 4);
       const expected = { name: 'a', ...atom, description: description || undefined };
-      assert.deepEqual(parseAtomSource('a', written).draft, expected, `case ${i}: ${JSON.stringify(atom)}`);
+      assert.deepEqual(parseAtomDocument('a', written).draft, expected, `case ${i}: ${JSON.stringify(atom)}`);
       // What an editor does on save (line ends normalized to CRLF) changes nothing either: the header
       // holds no character an editor rewrites.
       // eslint-disable-next-line no-control-regex -- control characters are what this looks for
       assert.doesNotMatch(header, /[\r\u2028\u2029\ufeff\u0000-\u0008\u000b-\u001f]/, `case ${i}`);
       assert.equal(new TextDecoder().decode(new TextEncoder().encode(written)), written, `case ${i}: the text survives saving as UTF-8`);
-      const crlf = parseAtomSource('a', written.replace(/\n/g, '\r\n')).draft;
+      const crlf = parseAtomDocument('a', written.replace(/\n/g, '\r\n')).draft;
       assert.deepEqual({ ...crlf, code: atom.code }, expected, `case ${i} with CRLF line ends`);
     }
   });
