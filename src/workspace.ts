@@ -13,10 +13,9 @@ import { codeCallers, renameInCode, RenameConflict } from './atoms/calls.js';
 import { AtomError, errors } from './atoms/errors.js';
 import { draftOf, versionToRestore } from './atoms/history.js';
 import type { Atom, AtomDraft, AtomVersion } from './atoms/model.js';
+import { changed, planWrite } from './atoms/writePlan.js';
 import { validateDraft, checkName } from './atoms/validate.js';
 import {
-  callersToLink,
-  completeDependencies,
   draftOfAtom,
   emptyNotes,
   removedFields,
@@ -26,7 +25,6 @@ import {
 import { Builder } from './bundle/builder.js';
 import { bootAtom } from './atoms/boot.js';
 import { AtomStore, type StoreOptions, type UpsertResult } from './store/atomStore.js';
-import { changed } from './store/atoms/batch.js';
 import type { BuildRecord } from './store/builds.js';
 import { readerOf, type AtomReader, type StoreChange } from './store/reader.js';
 import type { EmbeddingProvider } from './search/embeddings/provider.js';
@@ -156,32 +154,20 @@ export class AtomWorkspace {
   private async save(drafts: AtomDraft[]): Promise<{ results: UpsertResult[]; notes: WriteNotes; changedSomething: boolean }> {
     await this.writable();
     return this.store.change(
-      (atoms) => {
-        const was = this.bootAtom();
-        const names = new Set(drafts.map((d) => (d as Partial<AtomDraft> | null)?.name).filter((n): n is string => typeof n === 'string'));
-        const completed = drafts.map((d) => completeDependencies(d, (n) => names.has(n) || atoms.has(n)));
-        const created = [...names].filter((n) => !atoms.has(n));
-        let link: ReturnType<typeof callersToLink> = { drafts: [], linked: [], notLinked: [] };
-        if (created.length > 0) {
-          const graph = new Map(atoms.dependencyMap());
-          for (const { draft } of completed) if (Array.isArray(draft.dependencies)) graph.set(draft.name, draft.dependencies);
-          link = callersToLink(created, atoms.all(), graph, names);
-        }
-        return { upserts: completed.map((c) => c.draft), links: link.drafts, completed, link, was };
-      },
+      (atoms) => ({ ...planWrite(atoms, { mode: 'save', drafts }), was: this.bootAtom() }),
       (plan, outcome) => {
         const results = outcome.upserts.slice(0, drafts.length);
         const notes = emptyNotes();
         results.forEach((r, i) => {
           const n = {
-            dependenciesAdded: plan.completed[i]!.added,
+            dependenciesAdded: plan.added[i]!,
             removed: r.previous && changed(r) ? removedFields(r.previous, r.atom) : [],
             signatureWarning: signatureWarning(r.atom.code, r.atom.inputs),
           };
           if (n.dependenciesAdded.length > 0 || n.removed.length > 0 || n.signatureWarning) notes.atoms.set(r.atom.name, n);
         });
-        notes.linked = plan.link.linked;
-        notes.notLinked = plan.link.notLinked;
+        notes.linked = plan.linked;
+        notes.notLinked = plan.notLinked;
         this.noteBoot(notes, plan.was);
         return { results, notes, changedSomething: outcome.upserts.some(changed) };
       },
@@ -216,14 +202,7 @@ export class AtomWorkspace {
   async delete(name: string): Promise<WriteOutcome<Atom>> {
     await this.writable();
     const { atom, notes } = await this.store.change(
-      (atoms) => {
-        const was = this.bootAtom();
-        if (!atoms.has(name)) throw errors.notFound(name);
-        const users = new Set(atoms.dependents(name));
-        for (const caller of codeCallers(atoms.all(), name)) users.add(caller);
-        if (users.size > 0) throw errors.inUse(name, [...users].sort());
-        return { upserts: [], deletes: [name], was };
-      },
+      (atoms) => ({ ...planWrite(atoms, { mode: 'save', drafts: [], deletes: [name] }), was: this.bootAtom() }),
       (plan, outcome) => {
         const notes = emptyNotes();
         this.noteBoot(notes, plan.was);

@@ -4,7 +4,7 @@
  * vectors themselves in `.atomic/vectors.bin` (embeddings/vectorFile.ts).
  *
  * This class is the one write path. It coordinates the parts, each in its own module, through
- * the journal: a write is planned (atoms/batch.ts validates against the current graph), appended
+ * the journal: a write is planned (atoms/writePlan.ts's planChange validates it against the current graph), appended
  * to the journal and fsynced, then applied to the database (load.ts's `applyEntry`, each table's
  * SQL in its owner: atoms/table.ts, builds.ts, embeddings/stored.ts) and to the in-memory parts
  * (atoms/model.ts answers every read of atoms); only then does it resolve, and the store announces
@@ -19,14 +19,14 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { errors, AtomError } from '../atoms/errors.js';
+import { AtomError } from '../atoms/errors.js';
 import type { DependencyMap } from '../atoms/graph.js';
-import { MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomDraft, type AtomType, type AtomVersion } from '../atoms/model.js';
+import { MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomType, type AtomVersion } from '../atoms/model.js';
+import { changed, planChange, type ChangeOutcome, type ChangePlan } from '../atoms/writePlan.js';
 import { Emitter, type Disposable } from '../util/event.js';
 import { removeStaleTempFiles, writeFileAtomicSync } from '../util/atomicFile.js';
 import { readPlainFileSync } from '../util/safeFile.js';
 import { silentLogger, type Logger } from '../util/log.js';
-import { changed, planUpserts, type UpsertResult } from './atoms/batch.js';
 import { AtomModel } from './atoms/model.js';
 import { lastVersion, readHistory, readTombstones } from './atoms/table.js';
 import { BuildRecords, type BuildRecord } from './builds.js';
@@ -44,22 +44,7 @@ import { OutsideChanges } from './outsideChanges.js';
 import { secureStateFolder } from './stateFolder.js';
 import type { AtomReader, StoreChange } from './reader.js';
 
-export type { UpsertResult } from './atoms/batch.js';
-
-/** What `AtomStore.change` writes: drafts to save, then atoms to delete, as one change. */
-export interface ChangePlan {
-  /** The caller's drafts; their results come first, in order. */
-  upserts: AtomDraft[];
-  /** Drafts the change adds of its own (atoms linked to a new one); their results follow. */
-  links?: AtomDraft[];
-  deletes?: string[];
-}
-
-/** What a change did: one result per draft (upserts, then links), and the atoms it deleted. */
-export interface ChangeOutcome {
-  upserts: UpsertResult[];
-  deleted: Atom[];
-}
+export type { ChangeOutcome, ChangePlan, UpsertResult } from '../atoms/writePlan.js';
 
 export interface StoreOptions extends CompactionPolicy {
   log?: Logger;
@@ -358,89 +343,28 @@ export class AtomStore implements AtomReader, Disposable {
 
   // ---- writes -----------------------------------------------------------------------------
 
-  /** Creates or updates an atom. Refused input throws an AtomError and changes nothing. */
-  upsert(draft: AtomDraft): Promise<UpsertResult> {
-    return this.exclusive(async () => {
-      const [result] = await this.upsertAll([draft]);
-      return result!;
-    });
-  }
-
   /**
-   * Creates or updates several atoms at once, all or nothing: each is validated against the
-   * graph as it will be after the whole batch, and one journal entry commits them together.
-   */
-  upsertMany(drafts: AtomDraft[]): Promise<UpsertResult[]> {
-    return this.exclusive(() => this.upsertAll(drafts));
-  }
-
-  private async upsertAll(drafts: AtomDraft[]): Promise<UpsertResult[]> {
-    const results = planUpserts(drafts, {
-      current: this.model.dependencyMap(),
-      get: (name) => this.model.get(name),
-      lastVersion: (name) => lastVersion(this.db, name),
-      now: timestamp(),
-    });
-    const written = results.filter(changed);
-    if (written.length > 0) await this.commit(written.map((r) => ({ op: 'put', atom: r.atom })));
-    for (const r of written) this.changes.fire({ kind: 'upsert', atom: r.atom, previous: r.previous });
-    return results;
-  }
-
-  /**
-   * One all-or-nothing change planned in the write turn: `plan` reads the atoms as they are now
-   * and returns the drafts to save and the atoms to delete. The drafts are validated against the
-   * graph as it will be after the whole change (`upserts` first; extra `links` are checked with
-   * them, and refusals of the caller's own drafts read as they would alone), each deleted atom must
-   * exist and be left with no dependent, and one journal entry (fsynced before this resolves)
-   * commits it all; anything refused writes nothing. `settle` runs in the same turn once the
-   * change is applied and announced, to read the atoms as the change left them.
+   * The one write of atoms: one all-or-nothing change planned in the write turn. `plan` reads the
+   * atoms as they are now and returns the drafts to save and the atoms to delete (the workspace's
+   * and the text tree's requests are planned by atoms/writePlan.ts's `planWrite`); `planChange`
+   * validates them against the graph as it will be after the whole change, and one journal entry
+   * (fsynced before this resolves) commits it all; anything refused writes nothing. `settle` runs
+   * in the same turn once the change is applied and announced, to read the atoms as it left them.
    */
   change<P extends ChangePlan, T>(plan: (atoms: AtomReader) => P, settle: (plan: P, outcome: ChangeOutcome) => T): Promise<T> {
     return this.exclusive(async () => {
       const p = plan(this);
-      const drafts = [...p.upserts, ...(p.links ?? [])];
-      const results = drafts.length === 0 ? [] : planUpserts(drafts, {
-        current: this.model.dependencyMap(),
-        get: (name) => this.model.get(name),
-        lastVersion: (name) => lastVersion(this.db, name),
-        now: timestamp(),
-      }, { labelled: p.upserts.length > 1 });
-      const deletes = [...new Set(p.deletes ?? [])];
-      const saved = new Map(results.map((r) => [r.atom.name, r.atom]));
-      const deleted: Atom[] = [];
-      for (const name of deletes) {
-        const atom = this.model.get(name);
-        if (!atom) throw errors.notFound(name);
-        if (saved.has(name)) throw errors.invalid(`"${name}" cannot be both saved and deleted in one change`);
-        const users = new Set(this.model.dependents(name).filter((u) => !saved.has(u) && !deletes.includes(u)));
-        for (const a of saved.values()) if (a.dependencies.includes(name)) users.add(a.name);
-        if (users.size > 0) throw errors.inUse(name, [...users].sort());
-        deleted.push(atom);
-      }
-      const written = results.filter(changed);
       const now = timestamp();
+      const outcome = planChange(p, this.model, { lastVersion: (name) => lastVersion(this.db, name), now });
+      const written = outcome.upserts.filter(changed);
       const ops: JournalOp[] = [
         ...written.map((r): JournalOp => ({ op: 'put', atom: r.atom })),
-        ...deleted.map((a): JournalOp => ({ op: 'del', name: a.name, version: a.version + 1, at: now })),
+        ...outcome.deleted.map((a): JournalOp => ({ op: 'del', name: a.name, version: a.version + 1, at: now })),
       ];
       if (ops.length > 0) await this.commit(ops);
       for (const r of written) this.changes.fire({ kind: 'upsert', atom: r.atom, previous: r.previous });
-      for (const atom of deleted) this.changes.fire({ kind: 'delete', atom });
-      return settle(p, { upserts: results, deleted });
-    });
-  }
-
-  /** Deletes an atom nothing depends on. */
-  delete(name: string): Promise<Atom> {
-    return this.exclusive(async () => {
-      const atom = this.model.get(name);
-      if (!atom) throw errors.notFound(name);
-      const users = this.model.dependents(name);
-      if (users.length > 0) throw errors.inUse(name, users);
-      await this.commit([{ op: 'del', name, version: atom.version + 1, at: timestamp() }]);
-      this.changes.fire({ kind: 'delete', atom });
-      return atom;
+      for (const atom of outcome.deleted) this.changes.fire({ kind: 'delete', atom });
+      return settle(p, outcome);
     });
   }
 

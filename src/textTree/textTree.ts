@@ -34,11 +34,10 @@ import { promises as fsp, mkdirSync, opendirSync, readdirSync, statSync, watch, 
 import { join, relative, sep } from 'node:path';
 import { sameAtom } from '../atoms/atomDocument.js';
 import { AtomError } from '../atoms/errors.js';
-import { checkDependencies, dependentsMap, soundTogether } from '../atoms/graph.js';
 import type { Atom, AtomDraft } from '../atoms/model.js';
-import { validateDraft } from '../atoms/validate.js';
+import { planWrite } from '../atoms/writePlan.js';
 import type { AtomStore } from '../store/atomStore.js';
-import type { AtomReader, StoreChange } from '../store/reader.js';
+import type { StoreChange } from '../store/reader.js';
 import { removeStaleTempFiles, writeFileAtomic } from '../util/atomicFile.js';
 import type { Disposable, Listener } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
@@ -498,7 +497,7 @@ export class TextTree implements TextTreeView {
   private async importFiles(puts: Map<string, Put>, deletes: Set<string>): Promise<void> {
     let refused = new Map<string, string>();
     // First as one batch, each file validated once (by the store); only when that is refused is
-    // each file validated on its own to find the ones to leave out (planImport's `thorough`).
+    // each file validated on its own to find the ones to leave out (planWrite's `thorough`).
     let thorough = false;
     for (;;) {
       try {
@@ -527,11 +526,11 @@ export class TextTree implements TextTreeView {
     if (taken > 0) this.log.info(`text tree: took ${taken} file change${taken === 1 ? '' : 's'} from ${this.folder}/`);
   }
 
-  /** One store change with the files `planImport` keeps; throws the store's refusal, having written nothing. */
+  /** One store change with the files planWrite's `import` keeps; throws the store's refusal, having written nothing. */
   private async importOnce(puts: Map<string, Put>, deletes: Set<string>, thorough: boolean, refusedBy: (refused: Map<string, string>) => void): Promise<void> {
     await this.store.change(
       (atoms) => {
-        const plan = planImport(atoms, puts, deletes, thorough);
+        const plan = planWrite(atoms, { mode: 'import', drafts: [...puts.values()].map((p) => p.draft), deletes: [...deletes], thorough });
         refusedBy(plan.refused);
         return { upserts: plan.upserts, deletes: plan.deletes };
       },
@@ -546,67 +545,6 @@ export class TextTree implements TextTreeView {
       },
     );
   }
-}
-
-/**
- * Which of the changed files can be taken together: each draft validated on its own, then against
- * the graph as it will be (a draft whose dependency is refused is refused in turn); a removed file
- * deletes its atom only when nothing left uses it. `refused` says why for the others.
- */
-export function planImport(
-  atoms: Pick<AtomReader, 'get' | 'dependencyMap'>,
-  puts: ReadonlyMap<string, Put>,
-  deletes: ReadonlySet<string>,
-  thorough = true,
-): { upserts: AtomDraft[]; deletes: string[]; refused: Map<string, string> } {
-  const refused = new Map<string, string>();
-  const stays = (name: string) => (atoms.get(name) ? `the last good version of ${name} stays in the store and the bundle` : `${name} is not created until the file is fixed`);
-  const ok = new Map<string, { draft: AtomDraft; dependencies: string[] }>();
-  for (const [name, put] of puts) {
-    try {
-      // Not thorough: the store validates each draft anyway (parsing the code is the cost).
-      const dependencies = thorough ? validateDraft(put.draft).dependencies : [...new Set(put.draft.dependencies ?? [])].sort();
-      ok.set(name, { draft: put.draft, dependencies });
-    } catch (err) {
-      refused.set(name, `${(err as Error).message} (${stays(name)})`);
-    }
-  }
-  const graph = new Map(atoms.dependencyMap());
-  for (const [name, d] of ok) graph.set(name, d.dependencies);
-  // One walk when the files are sound together (the common case); else each file on its own.
-  for (let again = !soundTogether(graph, [...ok.keys()]); again; ) {
-    again = false;
-    for (const [name, d] of ok) {
-      graph.delete(name);
-      try {
-        checkDependencies(graph, name, d.dependencies);
-        graph.set(name, d.dependencies);
-      } catch (err) {
-        refused.set(name, `${(err as Error).message} (${stays(name)})`);
-        ok.delete(name);
-        const current = atoms.get(name);
-        if (current) graph.set(name, current.dependencies);
-        again = true;
-      }
-    }
-  }
-  const gone = new Set([...deletes].filter((name) => atoms.get(name)));
-  for (let again = true; again; ) {
-    again = false;
-    const users = dependentsMap(graph);
-    for (const name of gone) {
-      const left = (users.get(name) ?? []).filter((u) => !gone.has(u));
-      if (left.length === 0) continue;
-      refused.set(
-        name,
-        `the file was removed, but ${left.join(', ')} still use${left.length === 1 ? 's' : ''} ${name}: the atom stays in the store and the bundle. ` +
-          `Remove ${left.length === 1 ? 'that atom' : 'those atoms'} too, or bring the file back (git checkout -- <file>)`,
-      );
-      gone.delete(name);
-      again = true;
-    }
-  }
-  return { upserts: [...ok.values()].map((d) => d.draft), deletes: [...gone], refused };
 }
 
 /** Runs `work` over `items`, at most `limit` at a time. */
