@@ -14,7 +14,7 @@
  *   A file that is not valid is not taken: the atom keeps its last good version and the file is
  *   reported (problems.ts) until it is fixed; the files that are valid without it are taken.
  *
- * Which side is newer is decided per atom by what was last written or imported (records.ts): that
+ * Which side is newer is decided per atom (fileDecision.ts) by what was last written or imported (records.ts): that
  * repairs a process killed between the store's commit and the file's write, and keeps the server
  * from ever rewriting a file it imported (a file formatted differently from the server's own
  * output stays as it is, so a git checkout leaves `git status` clean) or a file someone changed
@@ -32,7 +32,6 @@
  */
 import { promises as fsp, mkdirSync, opendirSync, readdirSync, statSync, watch, type Dir, type FSWatcher } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { sameAtom } from '../atoms/atomDocument.js';
 import { AtomError } from '../atoms/errors.js';
 import type { Atom, AtomDraft } from '../atoms/model.js';
 import { planWrite } from '../atoms/writePlan.js';
@@ -42,7 +41,8 @@ import { removeStaleTempFiles, writeFileAtomic } from '../util/atomicFile.js';
 import type { Disposable, Listener } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
-import { atomFileName, atomFileText, badFileName, hashText, readAtomFile } from './format.js';
+import { decideFile, needsReading, type Cause } from './fileDecision.js';
+import { atomFileName, atomFileText, hashText } from './format.js';
 import { statKey, TextRecords } from './records.js';
 import { TextProblems, type TextProblem } from './problems.js';
 
@@ -83,8 +83,6 @@ export interface TextTreeView {
   /** Resolves once the open's reconcile (files changed while nothing watched taken, missing files written) is done. */
   reconciled(): Promise<void>;
 }
-
-type Cause = 'open' | 'store' | 'file';
 
 interface Put {
   draft: AtomDraft;
@@ -367,7 +365,7 @@ export class TextTree implements TextTreeView {
         // The stat first: a file as recorded (size, mtime, inode) is not read; one that changes
         // after the stat has a newer mtime, and is read at the next round.
         stat = statKey(await fsp.stat(path, { bigint: true }));
-        if (!(stat && record?.stat === stat && !badFileName(name))) bytes = await fsp.readFile(path);
+        if (needsReading(name, record, stat)) bytes = await fsp.readFile(path);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code !== 'ENOENT' && code !== 'ENOTDIR') {
@@ -375,57 +373,22 @@ export class TextTree implements TextTreeView {
           return;
         }
       }
-      const badName = badFileName(name);
-      if (badName) {
-        if (bytes) this.problemList.set(file, path, badName);
-        else this.problemList.clear(file);
-        return;
-      }
       const atom = this.store.get(name);
-      if (record?.stat && record.stat === stat) {
-        // Unchanged since its bytes were hashed: the store decides, as below.
-        if (!atom) unlinks.push(name);
-        else if (hashText(atomFileText(atom)) !== record.atom) writes.push(atom);
-        else this.problemList.clear(file);
+      const decision = decideFile({ name, file, cause, stat, bytes, record, atom });
+      if (decision.kind === 'problem') {
+        this.problemList.set(file, path, decision.reason);
         return;
       }
-      if (!bytes) {
-        if (record && atom) deletes.add(name); // removed outside
-        else if (record) this.records.delete(name); // gone on both sides
-        else if (atom) writes.push(atom); // only the store has it: a new atom, or a file never written
-        if (!(record && atom)) this.problemList.clear(file);
-        return;
+      if ('record' in decision && decision.record) this.records.set(name, decision.record);
+      if (decision.kind === 'none' || decision.kind === 'forget' || (decision.kind === 'write' && decision.clear)) this.problemList.clear(file);
+      if (decision.kind === 'write') writes.push(atom!);
+      else if (decision.kind === 'unlink') unlinks.push(name);
+      else if (decision.kind === 'delete') deletes.add(name);
+      else if (decision.kind === 'forget') this.records.delete(name);
+      else if (decision.kind === 'import') {
+        if (decision.warning) this.log.warn(decision.warning);
+        puts.set(name, { draft: decision.draft, hash: decision.hash, stat });
       }
-      const hash = hashText(bytes);
-      if (record && record.file === hash) {
-        // The file is as this tree left it: the store decides.
-        if (stat !== record.stat) this.records.set(name, { ...record, stat });
-        if (!atom) unlinks.push(name);
-        else if (hashText(atomFileText(atom)) !== record.atom) writes.push(atom);
-        else this.problemList.clear(file);
-        return;
-      }
-      // Someone else wrote the file.
-      let draft: AtomDraft;
-      try {
-        draft = readAtomFile(name, bytes.toString('utf8'));
-      } catch (err) {
-        this.problemList.set(file, path, this.notTaken(name, err));
-        return;
-      }
-      if (atom && sameAtom(atom, draft)) {
-        // Same atom, other bytes (formatting, a fresh clone): keep the file as it is.
-        this.records.set(name, { file: hash, atom: hashText(atomFileText(atom)), stat });
-        this.problemList.clear(file);
-        return;
-      }
-      if (cause === 'store' && record) {
-        this.log.warn(
-          `text tree: ${file} was changed on disk before ${name} was saved through the server: the file is not overwritten, its version is taken ` +
-            `(the server's stays in the history: atom_history restore)`,
-        );
-      }
-      puts.set(name, { draft, hash, stat });
     });
     if (deletes.size > 0 && deletes.size === this.store.size && !this.hasAtomFiles()) {
       // Every file gone at once, the folder empty or missing: far more often a copy of .atomic/
@@ -446,11 +409,6 @@ export class TextTree implements TextTreeView {
     if (puts.size > 0 || deletes.size > 0) await this.importFiles(puts, deletes);
     if (this.records.wantsCompaction) await this.records.compact();
     this.problemList.flush();
-  }
-
-  private notTaken(name: string, err: unknown): string {
-    const message = err instanceof AtomError ? err.message : String((err as Error).message ?? err);
-    return `${message} (${this.store.get(name) ? `the last good version of ${name} stays in the store and the bundle` : `${name} is not created until the file is fixed`})`;
   }
 
   private async writeFiles(atoms: Atom[]): Promise<void> {
