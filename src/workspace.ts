@@ -9,14 +9,11 @@
  * follows every durable change whoever made it.
  */
 import { join, resolve } from 'node:path';
-import { codeCallers, renameInCode, RenameConflict } from './atoms/calls.js';
-import { AtomError, errors } from './atoms/errors.js';
+import { AtomError } from './atoms/errors.js';
 import { draftOf, versionToRestore } from './atoms/history.js';
 import type { Atom, AtomDraft, AtomVersion } from './atoms/model.js';
-import { changed, planWrite } from './atoms/writePlan.js';
-import { validateDraft, checkName } from './atoms/validate.js';
+import { changed, planRename, planWrite } from './atoms/writePlan.js';
 import {
-  draftOfAtom,
   emptyNotes,
   removedFields,
   signatureWarning,
@@ -223,35 +220,7 @@ export class AtomWorkspace {
   async rename(name: string, newName: string): Promise<WriteOutcome<{ atom: Atom; from: Atom; callers: string[] }>> {
     await this.writable();
     const { value, notes } = await this.store.change(
-      (atoms) => {
-        const was = this.bootAtom();
-        const atom = atoms.get(name);
-        if (!atom) throw errors.notFound(name);
-        checkName(newName, 'new_name');
-        if (newName === name) throw errors.invalid(`new_name is "${name}" already: give the atom a different name`);
-        if (atoms.has(newName)) {
-          throw errors.invalid(`an atom named "${newName}" already exists: choose another new_name, or delete or rename that atom first`);
-        }
-        const callers = new Set(atoms.dependents(name));
-        for (const c of codeCallers(atoms.all(), name)) callers.add(c);
-        const renamed = { ...draftOfAtom(atom), name: newName, code: rewrite(atom, name, newName, true) };
-        const drafts: AtomDraft[] = [renamed];
-        for (const callerName of [...callers].sort()) {
-          const caller = atoms.get(callerName)!;
-          const dependencies = caller.dependencies.filter((d) => d !== name).concat(newName).sort();
-          drafts.push({ ...draftOfAtom(caller), code: rewrite(caller, name, newName, false), dependencies });
-        }
-        // Each rewritten atom checked on its own first, so a refusal names it.
-        for (const d of drafts) {
-          try {
-            validateDraft(d);
-          } catch (err) {
-            if (!(err instanceof AtomError)) throw err;
-            throw new AtomError(err.code, `cannot rename "${name}" to "${newName}": ${d === renamed ? `the renamed atom` : `its caller ${d.name}`} would be refused: ${err.message}`);
-          }
-        }
-        return { upserts: drafts, deletes: [name], was, from: atom, callers: [...callers].sort() };
-      },
+      (atoms) => ({ ...planRename(atoms, name, newName), was: this.bootAtom() }),
       (plan, outcome) => {
         const notes = emptyNotes();
         this.noteBoot(notes, plan.was);
@@ -313,14 +282,4 @@ function mayMoveBoot(e: StoreChange): boolean {
   if (e.kind === 'delete') return e.atom.type === 'core';
   if (!e.previous) return e.atom.type === 'core';
   return e.previous.type !== e.atom.type || e.previous.dependencies.join() !== e.atom.dependencies.join();
-}
-
-/** `atom`'s code with its references to `from` written as `to` (calls.ts), or the refusal that says why not. */
-function rewrite(atom: Atom, from: string, to: string, own: boolean): string {
-  try {
-    return renameInCode(atom.code, from, to, own);
-  } catch (err) {
-    const why = err instanceof RenameConflict ? err.message : `its code does not parse (${(err as Error).message})`;
-    throw errors.invalid(`cannot rename "${from}" to "${to}": ${atom.name}: ${why}. Change ${atom.name} first, or choose another new_name.`);
-  }
 }

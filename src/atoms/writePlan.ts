@@ -1,7 +1,8 @@
 /**
  * The write planner, pure: every write of atoms is planned here, whoever makes it, in two steps.
  *
- * 1. `planWrite`: what a request changes, read against the atoms as they are in the write turn.
+ * 1. `planWrite` (and `planRename`): what a request changes, read against the atoms as they are
+ *    in the write turn.
  *    A `save` (the workspace: a tool call, an editor save, a restore) is all or nothing: the atoms a
  *    draft's code calls are added to its dependencies, atoms whose code already called a new atom
  *    are linked to it (writeChecks.ts), and an atom still used or called is not deleted. An `import`
@@ -11,12 +12,12 @@
  *    against the graph as it will be after the whole change, each deleted atom left with no
  *    dependent. The store journals and applies the result, or nothing when this throws.
  */
-import { codeCallers } from './calls.js';
+import { codeCallers, renameInCode, RenameConflict } from './calls.js';
 import { errors, AtomError } from './errors.js';
 import { checkDependencies, dependentsMap, soundTogether, type DependencyMap, type GraphLookup } from './graph.js';
 import type { Atom, AtomDraft } from './model.js';
-import { validateDraft, type NormalizedDraft } from './validate.js';
-import { callersToLink, completeDependencies } from './writeChecks.js';
+import { checkName, validateDraft, type NormalizedDraft } from './validate.js';
+import { callersToLink, completeDependencies, draftOfAtom } from './writeChecks.js';
 
 /** What the planner reads of the atoms as they are (the store's reader has it all). */
 export interface WriteReader {
@@ -161,6 +162,62 @@ function planImport(atoms: WriteReader, drafts: readonly AtomDraft[], deletes: r
   }
   const upserts = [...ok.values()].map((d) => d.draft);
   return { upserts, links: [], deletes: [...gone], added: upserts.map(() => []), linked: [], notLinked: [], refused };
+}
+
+/**
+ * A rename, all or nothing: the atom under its new name (its function renamed, and its calls to
+ * itself), every atom that declares or calls it rewritten to call the new name and depending on it
+ * instead, and the old name deleted. Refused when the new name is taken or not a name, or when a
+ * rewritten atom would be refused (its code does not parse, the new name is declared inside it, or
+ * it grows past the limits), the refusal naming that atom.
+ */
+export function planRename(atoms: WriteReader, name: string, newName: string): WritePlan & { from: Atom; callers: string[] } {
+  const atom = atoms.get(name);
+  if (!atom) throw errors.notFound(name);
+  checkName(newName, 'new_name');
+  if (newName === name) throw errors.invalid(`new_name is "${name}" already: give the atom a different name`);
+  if (atoms.has(newName)) {
+    throw errors.invalid(`an atom named "${newName}" already exists: choose another new_name, or delete or rename that atom first`);
+  }
+  const callers = new Set(atoms.dependents(name));
+  for (const c of codeCallers(atoms.all(), name)) callers.add(c);
+  const renamed = { ...draftOfAtom(atom), name: newName, code: rewrite(atom, name, newName, true) };
+  const drafts: AtomDraft[] = [renamed];
+  for (const callerName of [...callers].sort()) {
+    const caller = atoms.get(callerName)!;
+    const dependencies = caller.dependencies.filter((d) => d !== name).concat(newName).sort();
+    drafts.push({ ...draftOfAtom(caller), code: rewrite(caller, name, newName, false), dependencies });
+  }
+  // Each rewritten atom checked on its own first, so a refusal names it.
+  for (const d of drafts) {
+    try {
+      validateDraft(d);
+    } catch (err) {
+      if (!(err instanceof AtomError)) throw err;
+      throw new AtomError(err.code, `cannot rename "${name}" to "${newName}": ${d === renamed ? `the renamed atom` : `its caller ${d.name}`} would be refused: ${err.message}`);
+    }
+  }
+  return {
+    upserts: drafts,
+    links: [],
+    deletes: [name],
+    added: drafts.map(() => []),
+    linked: [],
+    notLinked: [],
+    refused: new Map(),
+    from: atom,
+    callers: [...callers].sort(),
+  };
+}
+
+/** `atom`'s code with its references to `from` written as `to` (calls.ts), or the refusal that says why not. */
+function rewrite(atom: Atom, from: string, to: string, own: boolean): string {
+  try {
+    return renameInCode(atom.code, from, to, own);
+  } catch (err) {
+    const why = err instanceof RenameConflict ? err.message : `its code does not parse (${(err as Error).message})`;
+    throw errors.invalid(`cannot rename "${from}" to "${to}": ${atom.name}: ${why}. Change ${atom.name} first, or choose another new_name.`);
+  }
 }
 
 /** What `planChange` reads beyond the atoms: the versions stored before, and the time. */
