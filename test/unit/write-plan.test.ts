@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
-import { changed, planChange, planWrite, type WriteReader } from '../../src/atoms/writePlan.js';
+import { changed, planChange, planRename, planWrite, type WriteReader } from '../../src/atoms/writePlan.js';
 
 function atom(name: string, code: string, dependencies: string[] = [], version = 1): Atom {
   return { name, type: 'util', code, inputs: [], outputs: [], dependencies, description: null, version, created_at: 't0', updated_at: 't0' };
@@ -132,4 +132,26 @@ test('planChange: refusals name the draft when the caller sent several; deletes 
   const outcome = planChange({ upserts: [draft('user', '2')], deletes: ['base'] }, atoms, ctx);
   assert.deepEqual(outcome.deleted.map((a) => a.name), ['base']);
   assert.throws(() => planChange({ upserts: [], deletes: ['nope'] }, atoms, ctx), /Atom "nope" not found/);
+});
+
+test('planRename: the atom under its new name, its callers rewritten to call it, the old name deleted', () => {
+  const caller = atom('caller', 'function caller() { return base(); }'); // calls it, undeclared
+  const plan = planRename(reader([base, user, caller]), 'base', 'root');
+  assert.deepEqual(plan.upserts.map((d) => [d.name, d.code, d.dependencies]), [
+    ['root', 'function root() { return 1; }', []],
+    ['caller', 'function caller() { return root(); }', ['root']],
+    ['user', 'function user() { return root() + 1; }', ['root']],
+  ]);
+  assert.deepEqual(plan.deletes, ['base']);
+  assert.deepEqual(plan.callers, ['caller', 'user']);
+  assert.equal(plan.from, base);
+});
+
+test('planRename: refused for a missing atom, a taken or unchanged name, naming the atom that would be refused', () => {
+  const atoms = reader([base, user]);
+  assert.throws(() => planRename(atoms, 'nope', 'root'), /Atom "nope" not found/);
+  assert.throws(() => planRename(atoms, 'base', 'user'), /an atom named "user" already exists/);
+  assert.throws(() => planRename(atoms, 'base', 'base'), /new_name is "base" already/);
+  const shadow = atom('shadow', 'function shadow() { const root = 2; return base() + root; }', ['base']);
+  assert.throws(() => planRename(reader([base, shadow]), 'base', 'root'), /cannot rename "base" to "root": shadow: /);
 });
