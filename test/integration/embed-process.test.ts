@@ -88,7 +88,7 @@ test('a process killed mid-request rejects that request clearly, and the next on
 test('no orphan: the model process ends when its parent is killed', async () => {
   const dir = tempDir('atomic-embed-parent-');
   const script = join(dir, 'parent.ts');
-  const module = join(__dirname, '..', '..', 'src', 'store', 'embeddings', 'useLite.ts');
+  const module = join(__dirname, '..', '..', 'src', 'search', 'embeddings', 'useLite.ts');
   writeFileSync(
     script,
     `const { UseLiteProvider } = require(${JSON.stringify(module)});
