@@ -15,6 +15,7 @@ import { formatStatus, workspaceStatus } from '../../src/mcp/tools/getStatus.js'
 import { AtomWorkspace, type WorkspaceOptions } from '../../src/workspace.js';
 import { openInProcess, wordsOnly } from '../support/inProcess.js';
 import { tempDir } from '../support/tmp.js';
+import { CLI } from '../support/server.js';
 
 const options: WorkspaceOptions = { embeddings: wordsOnly };
 
@@ -347,8 +348,7 @@ test('the atoms folder is a setting and a CLI flag; a folder outside the workspa
     await ws.close();
   }
   await assert.rejects(AtomWorkspace.open(dir, { ...options, textTree: { folder: '../elsewhere' } }), /atoms folder .* is outside the workspace folder/);
-  const cli = join(__dirname, '..', '..', 'src', 'cli.ts');
-  const run = spawn(process.execPath, ['--import', 'tsx', cli, 'serve', '--workspace', dir, '--atoms-folder', '../elsewhere', '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = spawn(process.execPath, [CLI, 'serve', '--workspace', dir, '--atoms-folder', '../elsewhere', '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   run.stderr.on('data', (d) => (stderr += d));
   const code = await new Promise<number | null>((resolve) => run.once('exit', (c) => resolve(c)));
