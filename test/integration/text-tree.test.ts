@@ -16,6 +16,7 @@ import { AtomWorkspace, type WorkspaceOptions } from '../../src/workspace.js';
 import { openInProcess, wordsOnly } from '../support/inProcess.js';
 import { tempDir } from '../support/tmp.js';
 import { CLI } from '../support/server.js';
+import { nodeScript } from '../support/script.js';
 
 const options: WorkspaceOptions = { embeddings: wordsOnly };
 
@@ -268,7 +269,7 @@ test('a writer killed between the store commit and the file write: the next open
   await ws.close();
   const v1 = read(dir, 'survivor');
   const drafts = [util('survivor', 'x + 2'), util('newcomer', 'x + 3')];
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'support', 'textTreeWriter.ts'), dir, JSON.stringify(drafts)], {
+  const child = spawn(process.execPath, [nodeScript(join(__dirname, '..', 'support', 'textTreeWriter.ts')), dir, JSON.stringify(drafts)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
