@@ -64,11 +64,11 @@ const BACKLOG_WAIT_MAX_ATOMS = 40;
 const BACKLOG_WAIT_MS = 5_000;
 
 /**
- * 'fused' is the product (rank.ts's second pass); 'fused-rrf' is round 0's reciprocal rank fusion
- * of the same two rankings, kept so the bench can time the two side by side; 'lexical' and
- * 'semantic' are each ranking alone.
+ * 'fused' is the product (rank.ts's second pass); 'lexical' and 'semantic' are each ranking alone
+ * (the evaluation measures them; the bench composes round 0's reciprocal rank fusion from them,
+ * test/bench/rrf.ts).
  */
-export type SearchMode = 'fused' | 'fused-rrf' | 'lexical' | 'semantic';
+export type SearchMode = 'fused' | 'lexical' | 'semantic';
 
 export interface SearchOptions {
   limit?: number;
@@ -223,7 +223,6 @@ export class SearchIndex implements Disposable {
     const lexicalRanking =
       mode === 'semantic' ? [] : this.lexical.search(text, CANDIDATES, options.type, options.expand ?? true).map((h) => h.name);
     const foundByWords = new Set(lexicalRanking);
-    const pins = mode === 'fused-rrf' ? this.pinnedNames(text, lexicalRanking, options.type) : new Map<string, number>();
 
     let queryVector: Float32Array | undefined;
     let semanticUnavailable: string | undefined;
@@ -247,11 +246,9 @@ export class SearchIndex implements Disposable {
       { names: semanticRanking, weight: 1 },
     ]);
 
-    for (const name of pins.keys()) if (!fused.has(name)) fused.set(name, 0);
-
     const ranked = [...fused.entries()]
       .filter(([name]) => this.source.get(name) !== undefined)
-      .sort((a, b) => (pins.get(b[0]) ?? 0) - (pins.get(a[0]) ?? 0) || b[1] - a[1] || a[0].localeCompare(b[0]))
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
       .map(([name]) => name);
 
     const hits: SearchHit[] = [];
@@ -265,9 +262,8 @@ export class SearchIndex implements Disposable {
       }
       // The threshold cuts what only meaning found: an atom the query's words found is related by
       // those words whatever its cosine. No similarity at all means the atom has no vector yet.
-      const pinned = pins.has(name);
-      if (!pinned && !foundByWords.has(name) && sim !== null && sim < threshold) continue;
-      hits.push({ atom, similarity: sim, cosine: sim, pinned });
+      if (!foundByWords.has(name) && sim !== null && sim < threshold) continue;
+      hits.push({ atom, similarity: sim, cosine: sim, pinned: false });
     }
     if (semanticUnavailable) return { hits, semanticUnavailable };
     return unembedded > 0 ? { hits, unembedded } : { hits };

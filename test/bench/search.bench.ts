@@ -19,6 +19,7 @@ import { literalPattern } from '../../src/search/rank.js';
 import { SearchIndex } from '../../src/search/searchIndex.js';
 import { VectorIndex } from '../../src/search/vectorIndex.js';
 import type { StoredEmbedding } from '../../src/search/searchStore.js';
+import { searchRrf } from './rrf.js';
 import { GAME_ATOMS, GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
 import { MemorySource } from '../fixtures/search-source.js';
 import { generateAtoms, seeded } from './generate.js';
@@ -95,12 +96,12 @@ export default async function searchBench(options: BenchOptions): Promise<BenchS
         for (let i = 0; i < n; i++) {
           const query = QUERIES[i]!;
           await index.search(query); // the query vector is cached from here on
-          await index.search(query, { mode: 'fused-rrf' });
-          const order = (i + round) % 2 === 0 ? (['fused', 'fused-rrf'] as const) : (['fused-rrf', 'fused'] as const);
-          for (const mode of order) {
+          await searchRrf(index, source, query);
+          const order = (i + round) % 2 === 0 ? (['fused', 'rrf'] as const) : (['rrf', 'fused'] as const);
+          for (const ranking of order) {
             const t0 = performance.now();
-            await index.search(query, { mode });
-            (mode === 'fused' ? shipped : rrf).push(performance.now() - t0);
+            await (ranking === 'fused' ? index.search(query) : searchRrf(index, source, query));
+            (ranking === 'fused' ? shipped : rrf).push(performance.now() - t0);
           }
         }
       }
@@ -122,7 +123,7 @@ export default async function searchBench(options: BenchOptions): Promise<BenchS
       row('search, query vector cached (repeated query)', cached);
       row('search by words only (no vectors)', lexical);
       row('ranking: shipped second pass (rank.ts), query vector cached', shipped);
-      row("ranking: round 0's RRF fusion ('fused-rrf'), same queries interleaved", rrf);
+      row("ranking: round 0's RRF fusion (test/bench/rrf.ts), same queries interleaved", rrf);
       rows.push({ atoms: size, what: `ratio of p50s, shipped / RRF: ${ratio.toFixed(2)}`, n: shipped.length, 'p50 ms': '', 'p95 ms': '' });
       row("a fragment of code as the query (also scans every atom's code), query vector cached", literal);
       rows.push({ atoms: size, what: 'first search (builds the full-text index, starts the model)', n: 1, 'p50 ms': ms(firstMs), 'p95 ms': '' });

@@ -13,7 +13,7 @@
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatAtomDocument } from '../../src/atoms/atomDocument.js';
-import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
+import { KeywordOnlyProvider } from '../../src/search/embeddings/keyword.js';
 import { silentLogger } from '../../src/util/log.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import { tempDir } from '../support/tmp.js';
@@ -21,12 +21,7 @@ import { generateAtoms } from './generate.js';
 import { ms, ratio, summarize, type BenchOptions, type BenchSection } from './report.js';
 import { benchSizes } from './workspaces.js';
 
-const noModel: EmbeddingProvider = {
-  modelId: 'none (bench)',
-  dimensions: 1,
-  embed: () => Promise.reject(new Error('no model in this bench')),
-  dispose: async () => {},
-};
+const noModel = new KeywordOnlyProvider();
 
 /** A clone as git gives it: the atom files only. */
 function writeClone(count: number): { dir: string; names: string[] } {

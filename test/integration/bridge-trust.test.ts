@@ -16,8 +16,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { discoverServer, loopbackServerUrl } from '../../src/mcp/hosts/trust.js';
 import { healthProof, newToken } from '../../src/mcp/hosts/auth.js';
 import { McpHttpHost } from '../../src/mcp/hosts/http.js';
+import { KeywordOnlyProvider } from '../../src/search/embeddings/keyword.js';
 import { silentLogger } from '../../src/util/log.js';
 import { AtomWorkspace } from '../../src/workspace.js';
+import { CLI } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
 
 const root = join(__dirname, '..', '..');
@@ -65,7 +67,7 @@ function plant(dir: string, info: object, mode: number): void {
 async function agentUpserts(dir: string): Promise<{ text: string; stderr: string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', join(root, 'src', 'cli.ts'), 'serve', '--workspace', dir, '--stdio', '--log-level', 'warn'],
+    args: [CLI, 'serve', '--workspace', dir, '--stdio', '--log-level', 'warn'],
     cwd: root,
     stderr: 'pipe',
   });
@@ -230,7 +232,7 @@ describe('serve --stdio in a copy of a served folder', () => {
 
   before(async () => {
     original = tempDir('trust-original-');
-    workspace = await AtomWorkspace.open(original);
+    workspace = await AtomWorkspace.open(original, { embeddings: new KeywordOnlyProvider() }); // no search here: no model process
     host = await McpHttpHost.start(workspace, silentLogger);
   });
 

@@ -12,8 +12,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { discoverServer } from '../../src/mcp/hosts/trust.js';
 import { McpHttpHost } from '../../src/mcp/hosts/http.js';
+import { KeywordOnlyProvider } from '../../src/search/embeddings/keyword.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import { silentLogger } from '../../src/util/log.js';
+import { CLI } from '../support/server.js';
 
 const root = join(__dirname, '..', '..');
 
@@ -21,7 +23,7 @@ function stdioClient(dir: string): Promise<Client> {
   const client = new Client({ name: 'agent', version: '1.0.0' });
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', join(root, 'src', 'cli.ts'), 'serve', '--workspace', dir, '--stdio', '--log-level', 'warn'],
+    args: [CLI, 'serve', '--workspace', dir, '--stdio', '--log-level', 'warn'],
     cwd: root,
     stderr: 'ignore',
   });
@@ -47,7 +49,7 @@ describe('stdio bridge to the running server', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'bridge-'));
-    workspace = await AtomWorkspace.open(dir);
+    workspace = await AtomWorkspace.open(dir, { embeddings: new KeywordOnlyProvider() }); // no search here: no model process
     host = await McpHttpHost.start(workspace, silentLogger);
   });
 
@@ -134,7 +136,7 @@ describe('stdio bridge to the running server', () => {
 describe('stdio bridge: stopping', () => {
   it('ends its HTTP session when the agent stops it with a signal', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bridge-stop-'));
-    const workspace = await AtomWorkspace.open(dir);
+    const workspace = await AtomWorkspace.open(dir, { embeddings: new KeywordOnlyProvider() });
     const host = await McpHttpHost.start(workspace, silentLogger);
     try {
       const agent = await stdioClient(dir);

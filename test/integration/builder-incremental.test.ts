@@ -13,7 +13,7 @@ import { writeFileAtomic } from '../../src/util/atomicFile.js';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { validateDraft } from '../../src/atoms/validate.js';
 import { AtomWorkspace } from '../../src/workspace.js';
-import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
+import { KeywordOnlyProvider } from '../../src/search/embeddings/keyword.js';
 import { cube, gameLoop, mathClamp, playerJump } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -30,12 +30,7 @@ function toAtom(d: AtomDraft, version = 1): Atom {
 }
 
 /** Words only: these tests never need the model. */
-const noModel: EmbeddingProvider = {
-  modelId: 'none',
-  dimensions: 1,
-  embed: () => Promise.reject(new Error('no model in this test')),
-  dispose: async () => {},
-};
+const noModel = new KeywordOnlyProvider();
 
 test('bundling from a lookup (the store, no copy of its atoms) gives a full build\'s bytes after edits, type changes, adds and removals', () => {
   const bundler = new IncrementalBundler();

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { AtomStore } from '../../src/store/atomStore.js';
+import { nodeScript } from '../support/script.js';
 import { tempDir } from '../support/tmp.js';
 
 const ROUNDS = 8;
@@ -10,7 +11,7 @@ const ROUNDS = 8;
 /** Runs the writer until it has acknowledged `minAcks` writes, then kills it after a random delay. */
 function runAndKill(dir: string, start: number, minAcks: number): Promise<number[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'support', 'writer.ts'), dir, String(start)], {
+    const child = spawn(process.execPath, [nodeScript(join(__dirname, '..', 'support', 'writer.ts')), dir, String(start)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const acked: number[] = [];

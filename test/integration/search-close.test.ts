@@ -4,18 +4,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
+import { KeywordOnlyProvider } from '../../src/search/embeddings/keyword.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import { mathClamp } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
 
-/** A model that never loads: every embed rejects (as a missing or broken model would). */
-const brokenModel: EmbeddingProvider = {
-  modelId: 'broken-model',
-  dimensions: 4,
-  embed: () => Promise.reject(new Error('the model could not be loaded')),
-  dispose: () => Promise.resolve(),
-};
+/** A model that never loads: every embed rejects (search treats it as a missing or broken model). */
+const brokenModel = new KeywordOnlyProvider();
 
 test('a workspace closed right after an upsert, while its index is still opening, closes', async () => {
   const ws = await AtomWorkspace.open(tempDir('atomic-close-'), { embeddings: brokenModel });

@@ -15,6 +15,8 @@ import { formatStatus, workspaceStatus } from '../../src/mcp/tools/getStatus.js'
 import { AtomWorkspace, type WorkspaceOptions } from '../../src/workspace.js';
 import { openInProcess, wordsOnly } from '../support/inProcess.js';
 import { tempDir } from '../support/tmp.js';
+import { CLI } from '../support/server.js';
+import { nodeScript } from '../support/script.js';
 
 const options: WorkspaceOptions = { embeddings: wordsOnly };
 
@@ -267,7 +269,7 @@ test('a writer killed between the store commit and the file write: the next open
   await ws.close();
   const v1 = read(dir, 'survivor');
   const drafts = [util('survivor', 'x + 2'), util('newcomer', 'x + 3')];
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'support', 'textTreeWriter.ts'), dir, JSON.stringify(drafts)], {
+  const child = spawn(process.execPath, [nodeScript(join(__dirname, '..', 'support', 'textTreeWriter.ts')), dir, JSON.stringify(drafts)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -347,8 +349,7 @@ test('the atoms folder is a setting and a CLI flag; a folder outside the workspa
     await ws.close();
   }
   await assert.rejects(AtomWorkspace.open(dir, { ...options, textTree: { folder: '../elsewhere' } }), /atoms folder .* is outside the workspace folder/);
-  const cli = join(__dirname, '..', '..', 'src', 'cli.ts');
-  const run = spawn(process.execPath, ['--import', 'tsx', cli, 'serve', '--workspace', dir, '--atoms-folder', '../elsewhere', '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = spawn(process.execPath, [CLI, 'serve', '--workspace', dir, '--atoms-folder', '../elsewhere', '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   run.stderr.on('data', (d) => (stderr += d));
   const code = await new Promise<number | null>((resolve) => run.once('exit', (c) => resolve(c)));

@@ -9,19 +9,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuildRecord } from '../../src/store/builds.js';
 import type { AtomStore } from '../../src/store/atomStore.js';
-import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
+import { KeywordOnlyProvider } from '../../src/search/embeddings/keyword.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import { gameLoop, mathClamp, physicsConfig, playerJump } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
 import { deleteAtom, upsert, upsertMany } from '../support/storeWrites.js';
 
 /** Words only: these tests never need the model. */
-const noModel: EmbeddingProvider = {
-  modelId: 'none',
-  dimensions: 1,
-  embed: () => Promise.reject(new Error('no model in this test')),
-  dispose: async () => {},
-};
+const noModel = new KeywordOnlyProvider();
 
 /** The store the workspace keeps to itself, reached past TypeScript as a careless caller would. */
 function privateStore(ws: AtomWorkspace): AtomStore {

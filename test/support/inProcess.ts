@@ -14,19 +14,14 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer, SessionRegistry } from '../../src/mcp/server.js';
 import type { ToolDefinition } from '../../src/mcp/tool.js';
-import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
+import { KeywordOnlyProvider } from '../../src/search/embeddings/keyword.js';
 import { silentLogger, type Logger } from '../../src/util/log.js';
 import { AtomWorkspace, type WorkspaceOptions } from '../../src/workspace.js';
 import { call, type TextResult } from './client.js';
 import { tempDir } from './tmp.js';
 
-/** An embedding provider that refuses: semantic_search ranks by words only, and no model is loaded. */
-export const wordsOnly: EmbeddingProvider = {
-  modelId: 'none',
-  dimensions: 1,
-  embed: () => Promise.reject(new Error('no model in this test')),
-  dispose: async () => {},
-};
+/** No model (the keyword-only provider, which refuses every embed): semantic_search ranks by words only. */
+export const wordsOnly = new KeywordOnlyProvider();
 
 export interface InProcessOptions extends WorkspaceOptions {
   /** The workspace folder; default a fresh tempDir(). */

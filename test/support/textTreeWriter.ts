@@ -4,6 +4,7 @@
  * committed a change and before the atom's file is written, then saves the atoms given as JSON
  * drafts on argv. The parent checks that the next open writes the files.
  */
+import { KeywordOnlyProvider } from '../../src/search/embeddings/keyword.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import type { AtomDraft } from '../../src/atoms/model.js';
 
@@ -11,7 +12,7 @@ async function main(): Promise<void> {
   const [dir, json] = process.argv.slice(2);
   const drafts = JSON.parse(json!) as AtomDraft[];
   const workspace = await AtomWorkspace.open(dir!, {
-    embeddings: { modelId: 'none', dimensions: 1, embed: () => Promise.reject(new Error('no model')), dispose: async () => {} },
+    embeddings: new KeywordOnlyProvider(),
     textTree: { beforeWrite: () => process.kill(process.pid, 'SIGKILL') },
   });
   await workspace.upsertMany(drafts);
