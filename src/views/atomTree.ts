@@ -23,12 +23,14 @@ export const TYPE_ICONS: Record<AtomType, { icon: string; color: string }> = {
   core: { icon: 'pulse', color: 'charts.red' },
   feature: { icon: 'sparkle', color: 'charts.blue' },
   util: { icon: 'tools', color: 'charts.green' },
+  test: { icon: 'beaker', color: 'charts.purple' },
 };
 
 const TYPE_TITLES: Record<AtomType, string> = {
   core: 'Core: entry points, game loop',
   feature: 'Features: mechanics, player-facing logic',
   util: 'Utilities: helpers, configs, pure functions',
+  test: 'Tests: scenarios that check the other atoms (never bundled)',
 };
 
 export class AtomTreeProvider implements vscode.TreeDataProvider<AtomNode> {

@@ -3,7 +3,7 @@ import { errors } from '../../atoms/errors.js';
 import { reachable, topologicalOrder } from '../../atoms/graph.js';
 import type { Atom } from '../../atoms/model.js';
 import { formatSignature } from '../../atoms/signature.js';
-import { argumentProblems } from '../../sandbox/ports.js';
+import { argumentProblems } from '../../atoms/ports.js';
 import { runAtom as runInSandbox } from '../../sandbox/sandbox.js';
 import { describeStubs } from '../../sandbox/stubs.js';
 import { LIMITS, type RunOutcome } from '../../sandbox/types.js';

@@ -7,6 +7,7 @@ import { errors, AtomError } from '../../atoms/errors.js';
 import { checkDependencies, soundTogether, type DependencyMap, type GraphLookup } from '../../atoms/graph.js';
 import type { Atom, AtomDraft } from '../../atoms/model.js';
 import { validateDraft, type NormalizedDraft } from '../../atoms/validate.js';
+import { sameExamples } from '../../atoms/examples.js';
 
 export interface UpsertResult {
   atom: Atom;
@@ -75,7 +76,9 @@ export function planUpserts(drafts: AtomDraft[], ctx: PlanContext, { labelled = 
     const previous = ctx.get(d.name);
     if (previous && sameContent(previous, d)) return { atom: previous, previous, created: false };
     const version = previous ? previous.version + 1 : ctx.lastVersion(d.name) + 1;
-    const atom: Atom = { ...d, version, created_at: previous?.created_at ?? ctx.now, updated_at: ctx.now };
+    const { examples, ...rest } = d;
+    // No examples: no field (an atom without them is stored, journalled and compared as before).
+    const atom: Atom = { ...rest, ...(examples.length > 0 ? { examples } : {}), version, created_at: previous?.created_at ?? ctx.now, updated_at: ctx.now };
     return { atom, previous, created: !previous };
   });
 }
@@ -108,6 +111,7 @@ function sameContent(a: Atom, d: NormalizedDraft): boolean {
     a.description === d.description &&
     JSON.stringify(a.inputs) === JSON.stringify(d.inputs) &&
     JSON.stringify(a.outputs) === JSON.stringify(d.outputs) &&
-    a.dependencies.join() === d.dependencies.join()
+    a.dependencies.join() === d.dependencies.join() &&
+    sameExamples(a.examples, d.examples)
   );
 }

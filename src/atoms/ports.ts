@@ -4,7 +4,7 @@
  * would mislead; run_atom refuses it unless asked not to. An atom that declares no inputs has no
  * contract to hold the arguments to, and is not checked.
  */
-import type { Port, PortType } from '../atoms/model.js';
+import type { Port, PortType } from './model.js';
 
 /** What is wrong with `args` for `inputs`, one sentence each; empty when they match. */
 export function argumentProblems(inputs: readonly Port[], args: readonly unknown[]): string[] {
@@ -58,4 +58,33 @@ function kind(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   const type = typeof value;
   return type === 'object' ? 'an object' : `a ${type}`;
+}
+
+/**
+ * What is wrong with `value` as what an atom with `outputs` returns, or null when it fits: no outputs
+ * (or one void output) return nothing (undefined or null); one output is the value itself; several are
+ * an object holding each by its name.
+ */
+export function returnProblem(outputs: readonly Port[], value: unknown): string | null {
+  const real = outputs.filter((o) => o.type !== 'void');
+  if (real.length === 0) return value === undefined || value === null ? null : `it declares no output but returned ${show(value)}`;
+  if (real.length === 1) {
+    const port = real[0]!;
+    if ((value === undefined || value === null) && port.optional) return null;
+    const wrong = mismatch(port.type, value);
+    return wrong ? `output ${port.name} must be a ${port.type}, got ${wrong}` : null;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return `it declares outputs ${real.map((o) => o.name).join(', ')}, so it returns an object with them; got ${show(value)}`;
+  }
+  const record = value as Record<string, unknown>;
+  for (const port of real) {
+    if (!(port.name in record) || record[port.name] === undefined) {
+      if (port.optional) continue;
+      return `output ${port.name} is missing from the returned object`;
+    }
+    const wrong = mismatch(port.type, record[port.name]);
+    if (wrong) return `output ${port.name} must be a ${port.type}, got ${wrong}`;
+  }
+  return null;
 }
