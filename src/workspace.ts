@@ -9,15 +9,11 @@
  * follows every durable change whoever made it.
  */
 import { join, resolve } from 'node:path';
-import { codeCallers, renameInCode, RenameConflict } from './atoms/calls.js';
-import { AtomError, errors } from './atoms/errors.js';
+import { AtomError } from './atoms/errors.js';
 import { draftOf, versionToRestore } from './atoms/history.js';
 import type { Atom, AtomDraft, AtomVersion } from './atoms/model.js';
-import { validateDraft, checkName } from './atoms/validate.js';
+import { changed, planRename, planWrite } from './atoms/writePlan.js';
 import {
-  callersToLink,
-  completeDependencies,
-  draftOfAtom,
   emptyNotes,
   removedFields,
   signatureWarning,
@@ -26,7 +22,6 @@ import {
 import { Builder } from './bundle/builder.js';
 import { bootAtom } from './atoms/boot.js';
 import { AtomStore, type StoreOptions, type UpsertResult } from './store/atomStore.js';
-import { changed } from './store/atoms/batch.js';
 import type { BuildRecord } from './store/builds.js';
 import { readerOf, type AtomReader, type StoreChange } from './store/reader.js';
 import type { EmbeddingProvider } from './search/embeddings/provider.js';
@@ -156,32 +151,20 @@ export class AtomWorkspace {
   private async save(drafts: AtomDraft[]): Promise<{ results: UpsertResult[]; notes: WriteNotes; changedSomething: boolean }> {
     await this.writable();
     return this.store.change(
-      (atoms) => {
-        const was = this.bootAtom();
-        const names = new Set(drafts.map((d) => (d as Partial<AtomDraft> | null)?.name).filter((n): n is string => typeof n === 'string'));
-        const completed = drafts.map((d) => completeDependencies(d, (n) => names.has(n) || atoms.has(n)));
-        const created = [...names].filter((n) => !atoms.has(n));
-        let link: ReturnType<typeof callersToLink> = { drafts: [], linked: [], notLinked: [] };
-        if (created.length > 0) {
-          const graph = new Map(atoms.dependencyMap());
-          for (const { draft } of completed) if (Array.isArray(draft.dependencies)) graph.set(draft.name, draft.dependencies);
-          link = callersToLink(created, atoms.all(), graph, names);
-        }
-        return { upserts: completed.map((c) => c.draft), links: link.drafts, completed, link, was };
-      },
+      (atoms) => ({ ...planWrite(atoms, { mode: 'save', drafts }), was: this.bootAtom() }),
       (plan, outcome) => {
         const results = outcome.upserts.slice(0, drafts.length);
         const notes = emptyNotes();
         results.forEach((r, i) => {
           const n = {
-            dependenciesAdded: plan.completed[i]!.added,
+            dependenciesAdded: plan.added[i]!,
             removed: r.previous && changed(r) ? removedFields(r.previous, r.atom) : [],
             signatureWarning: signatureWarning(r.atom.code, r.atom.inputs),
           };
           if (n.dependenciesAdded.length > 0 || n.removed.length > 0 || n.signatureWarning) notes.atoms.set(r.atom.name, n);
         });
-        notes.linked = plan.link.linked;
-        notes.notLinked = plan.link.notLinked;
+        notes.linked = plan.linked;
+        notes.notLinked = plan.notLinked;
         this.noteBoot(notes, plan.was);
         return { results, notes, changedSomething: outcome.upserts.some(changed) };
       },
@@ -216,14 +199,7 @@ export class AtomWorkspace {
   async delete(name: string): Promise<WriteOutcome<Atom>> {
     await this.writable();
     const { atom, notes } = await this.store.change(
-      (atoms) => {
-        const was = this.bootAtom();
-        if (!atoms.has(name)) throw errors.notFound(name);
-        const users = new Set(atoms.dependents(name));
-        for (const caller of codeCallers(atoms.all(), name)) users.add(caller);
-        if (users.size > 0) throw errors.inUse(name, [...users].sort());
-        return { upserts: [], deletes: [name], was };
-      },
+      (atoms) => ({ ...planWrite(atoms, { mode: 'save', drafts: [], deletes: [name] }), was: this.bootAtom() }),
       (plan, outcome) => {
         const notes = emptyNotes();
         this.noteBoot(notes, plan.was);
@@ -244,35 +220,7 @@ export class AtomWorkspace {
   async rename(name: string, newName: string): Promise<WriteOutcome<{ atom: Atom; from: Atom; callers: string[] }>> {
     await this.writable();
     const { value, notes } = await this.store.change(
-      (atoms) => {
-        const was = this.bootAtom();
-        const atom = atoms.get(name);
-        if (!atom) throw errors.notFound(name);
-        checkName(newName, 'new_name');
-        if (newName === name) throw errors.invalid(`new_name is "${name}" already: give the atom a different name`);
-        if (atoms.has(newName)) {
-          throw errors.invalid(`an atom named "${newName}" already exists: choose another new_name, or delete or rename that atom first`);
-        }
-        const callers = new Set(atoms.dependents(name));
-        for (const c of codeCallers(atoms.all(), name)) callers.add(c);
-        const renamed = { ...draftOfAtom(atom), name: newName, code: rewrite(atom, name, newName, true) };
-        const drafts: AtomDraft[] = [renamed];
-        for (const callerName of [...callers].sort()) {
-          const caller = atoms.get(callerName)!;
-          const dependencies = caller.dependencies.filter((d) => d !== name).concat(newName).sort();
-          drafts.push({ ...draftOfAtom(caller), code: rewrite(caller, name, newName, false), dependencies });
-        }
-        // Each rewritten atom checked on its own first, so a refusal names it.
-        for (const d of drafts) {
-          try {
-            validateDraft(d);
-          } catch (err) {
-            if (!(err instanceof AtomError)) throw err;
-            throw new AtomError(err.code, `cannot rename "${name}" to "${newName}": ${d === renamed ? `the renamed atom` : `its caller ${d.name}`} would be refused: ${err.message}`);
-          }
-        }
-        return { upserts: drafts, deletes: [name], was, from: atom, callers: [...callers].sort() };
-      },
+      (atoms) => ({ ...planRename(atoms, name, newName), was: this.bootAtom() }),
       (plan, outcome) => {
         const notes = emptyNotes();
         this.noteBoot(notes, plan.was);
@@ -334,14 +282,4 @@ function mayMoveBoot(e: StoreChange): boolean {
   if (e.kind === 'delete') return e.atom.type === 'core';
   if (!e.previous) return e.atom.type === 'core';
   return e.previous.type !== e.atom.type || e.previous.dependencies.join() !== e.atom.dependencies.join();
-}
-
-/** `atom`'s code with its references to `from` written as `to` (calls.ts), or the refusal that says why not. */
-function rewrite(atom: Atom, from: string, to: string, own: boolean): string {
-  try {
-    return renameInCode(atom.code, from, to, own);
-  } catch (err) {
-    const why = err instanceof RenameConflict ? err.message : `its code does not parse (${(err as Error).message})`;
-    throw errors.invalid(`cannot rename "${from}" to "${to}": ${atom.name}: ${why}. Change ${atom.name} first, or choose another new_name.`);
-  }
 }

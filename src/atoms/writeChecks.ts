@@ -7,7 +7,7 @@
  *   created (`callersToLink`), unless that would close a cycle;
  * - an update says which fields it emptied (`removedFields`: upsert overwrites, as the contract says);
  * - declared inputs that disagree with the function's parameters are warned about (`signatureWarning`).
- * The workspace runs these in the write turn; the store validates the result as any upsert.
+ * The save's plan (writePlan.ts's planWrite) runs these in the write turn; planChange validates the result as any upsert.
  */
 import { codeNames, referencedAtoms } from './calls.js';
 import { findCycleThrough, type DependencyMap } from './graph.js';

@@ -4,13 +4,14 @@
  * vectors themselves in `.atomic/vectors.bin` (embeddings/vectorFile.ts).
  *
  * This class is the one write path. It coordinates the parts, each in its own module, through
- * the journal: a write is planned (atoms/batch.ts validates against the current graph), appended
- * to the journal and fsynced, then applied to the database (load.ts's `applyEntry`, each table's
- * SQL in its owner: atoms/table.ts, builds.ts, embeddings/stored.ts) and to the in-memory parts
+ * the journal: a write is planned (atoms/writePlan.ts, the domain's planner), appended to the
+ * journal and fsynced, then applied to the database (load.ts's `applyEntry`, each table's SQL in
+ * its owner: atoms/table.ts, builds.ts, vectors/stored.ts) and to the in-memory parts
  * (atoms/model.ts answers every read of atoms); only then does it resolve, and the store announces
  * the change with `onDidChange`: everything that follows a change (the bundle, the index, the
  * tree, MCP subscribers) hangs off that event. Writes run one at a time. Compaction
- * (compaction.ts) rewrites the snapshot after the write that made it due. At open (load.ts),
+ * (compaction.ts) rewrites the snapshot after the write that made it due. At open, openFolder.ts
+ * readies `.atomic/` (links distrusted, the lock taken, or read-only); then (load.ts)
  * openCheck.ts refuses atoms an upsert would refuse; outsideChanges.ts notices a database
  * replaced by another program, which is reloaded and announced as `reload`.
  *
@@ -19,72 +20,37 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { errors, AtomError } from '../atoms/errors.js';
+import { AtomError } from '../atoms/errors.js';
 import type { DependencyMap } from '../atoms/graph.js';
-import { MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomDraft, type AtomType, type AtomVersion } from '../atoms/model.js';
+import { MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomType, type AtomVersion } from '../atoms/model.js';
+import { changed, planChange, type ChangeOutcome, type ChangePlan } from '../atoms/writePlan.js';
 import { Emitter, type Disposable } from '../util/event.js';
-import { removeStaleTempFiles, writeFileAtomicSync } from '../util/atomicFile.js';
-import { readPlainFileSync } from '../util/safeFile.js';
 import { silentLogger, type Logger } from '../util/log.js';
-import { changed, planUpserts, type UpsertResult } from './atoms/batch.js';
 import { AtomModel } from './atoms/model.js';
 import { lastVersion, readHistory, readTombstones } from './atoms/table.js';
 import { BuildRecords, type BuildRecord } from './builds.js';
 import { Compaction, writeSnapshot, type CompactionPolicy } from './compaction.js';
 import { readSnapshot, type StoreDatabase } from './database.js';
-import { isReadOnlyError, readOnlyError, storageError } from './diskErrors.js';
+import { readOnlyError, storageError } from './diskErrors.js';
 import type { Vector } from './vectors/float16.js';
-import { slotRows, StoredEmbeddings, writeEmbeddings, type EmbeddingRow, type LegacyVector, type StoredAs, type StoredEmbedding } from './vectors/stored.js';
+import { moveLegacyVectors } from './vectors/legacy.js';
+import { slotRows, StoredEmbeddings, type LegacyVector, type StoredAs, type StoredEmbedding } from './vectors/stored.js';
 import { VectorFile } from './vectors/vectorFile.js';
 import { Journal, type JournalEntry, type JournalOp } from './journal.js';
 import { applyEntry, readStore, type Loaded } from './load.js';
 import { WorkspaceLock } from './lock.js';
 import { logOpenReport, type OpenReport } from './openCheck.js';
 import { OutsideChanges } from './outsideChanges.js';
-import { secureStateFolder } from './stateFolder.js';
+import { prepareFolder } from './openFolder.js';
 import type { AtomReader, StoreChange } from './reader.js';
 
-export type { UpsertResult } from './atoms/batch.js';
-
-/** What `AtomStore.change` writes: drafts to save, then atoms to delete, as one change. */
-export interface ChangePlan {
-  /** The caller's drafts; their results come first, in order. */
-  upserts: AtomDraft[];
-  /** Drafts the change adds of its own (atoms linked to a new one); their results follow. */
-  links?: AtomDraft[];
-  deletes?: string[];
-}
-
-/** What a change did: one result per draft (upserts, then links), and the atoms it deleted. */
-export interface ChangeOutcome {
-  upserts: UpsertResult[];
-  deleted: Atom[];
-}
+export type { ChangeOutcome, ChangePlan, UpsertResult } from '../atoms/writePlan.js';
 
 export interface StoreOptions extends CompactionPolicy {
   log?: Logger;
   /** Skip the workspace lock (tests of two stores on one folder only). */
   noLock?: boolean;
 }
-
-const GITIGNORE = `# Written by Atomic Coding. Nothing here is committed: the atoms are in git as text
-# (atoms/<name>.js); the database, the journal, the vectors, the bundle and server.json are
-# this machine's index, history and cache, rebuilt from the text when missing.
-*
-`;
-
-/** A small text file of ours, read without following a link; undefined when there is none. */
-function readTextIfPresent(file: string): string | undefined {
-  try {
-    return readPlainFileSync(file, 64 * 1024).toString('utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
-
-/** The first line of every .gitignore this program wrote: an older one (that committed the database) is replaced. */
-const GITIGNORE_MARK = '# Written by Atomic Coding.';
 
 export class AtomStore implements AtomReader, Disposable {
   readonly atomicDir: string;
@@ -142,23 +108,9 @@ export class AtomStore implements AtomReader, Disposable {
   }
 
   private async load(): Promise<void> {
-    try {
-      // A cloned repository's .atomic/ is input: links, devices and others' files in it are never followed.
-      this.distrustedState = secureStateFolder(this.atomicDir, this.log);
-      const ignore = join(this.atomicDir, '.gitignore');
-      const written = readTextIfPresent(ignore);
-      if (written === undefined || (written.startsWith(GITIGNORE_MARK) && written !== GITIGNORE)) writeFileAtomicSync(ignore, GITIGNORE);
-      if (!this.options.noLock) {
-        this.lock.acquire();
-        // The one writer now: what a killed writer left half-written here is litter.
-        removeStaleTempFiles(this.atomicDir);
-      }
-    } catch (err) {
-      if (!isReadOnlyError(err)) throw err;
-      // Keep serving reads: a read-only checkout is still worth browsing.
-      this.readOnlyReason = `${this.atomicDir} is not writable (${(err as NodeJS.ErrnoException).code})`;
-      this.log.warn(`store: opened read-only: ${this.readOnlyReason}`);
-    }
+    const prepared = prepareFolder(this.atomicDir, this.lock, this.log, { noLock: this.options.noLock });
+    this.distrustedState = prepared.distrusted;
+    this.readOnlyReason = prepared.readOnly;
     try {
       await this.loadDatabase();
     } catch (err) {
@@ -203,7 +155,7 @@ export class AtomStore implements AtomReader, Disposable {
     this.embeddings.replace(loaded.database, loaded.embeddings);
     if (loaded.legacyVectors.length > 0) {
       if (this.readOnlyReason) this.embeddings.hold(loaded.legacyVectors);
-      else await this.moveLegacyVectors(loaded.legacyVectors);
+      else await this.takeLegacyVectors(loaded.legacyVectors);
     }
     this.builds.replace(loaded.lastBuild);
     this.report = loaded.report;
@@ -212,29 +164,11 @@ export class AtomStore implements AtomReader, Disposable {
     this.log.info(`store: ${this.model.size} atoms from ${this.dbFile} (${loaded.replayed} journal entries replayed)`);
   }
 
-  /**
-   * Schema 2's vectors (in the database, and in its journal's rows) into vectors.bin, once: the
-   * vectors are written and flushed, their rows take the slots and the old table is emptied, and
-   * the snapshot is written without the space they took. A crash before that snapshot opens the
-   * old one again and moves them again; the slots written meanwhile are named by no row, free.
-   */
-  private async moveLegacyVectors(vectors: LegacyVector[]): Promise<void> {
-    const newest = new Map(vectors.map((v) => [v.name, v]));
-    const moving = [...newest.values()];
-    // One length per file: vectors of another length than most are another model's, embedded again.
-    const dimensions = mostCommon(moving.map((v) => v.vector.length));
-    const kept = moving.filter((v) => v.vector.length === dimensions);
-    const { slots, afresh } = await this.vectorFile.write(kept);
-    if (afresh) this.embeddings.forgetSlots();
-    const rows: EmbeddingRow[] = kept.map((v, i) => ({ name: v.name, model: v.model, textHash: v.textHash, slot: slots[i]! }));
-    this.db.transaction(() => {
-      writeEmbeddings(this.db, rows);
-      this.db.run('DELETE FROM embeddings');
-    });
-    this.embeddings.apply(rows);
-    this.db.vacuum();
+  /** Schema 2's vectors into vectors.bin, once (vectors/legacy.ts), then the snapshot without them. */
+  private async takeLegacyVectors(vectors: LegacyVector[]): Promise<void> {
+    const moved = await moveLegacyVectors({ db: this.db, vectorFile: this.vectorFile, embeddings: this.embeddings }, vectors);
     await this.compactNow();
-    this.log.info(`store: moved ${rows.length} vectors from ${this.dbFile} into ${this.vectorFile.file}`);
+    this.log.info(`store: moved ${moved} vectors from ${this.dbFile} into ${this.vectorFile.file}`);
   }
 
   /**
@@ -358,89 +292,28 @@ export class AtomStore implements AtomReader, Disposable {
 
   // ---- writes -----------------------------------------------------------------------------
 
-  /** Creates or updates an atom. Refused input throws an AtomError and changes nothing. */
-  upsert(draft: AtomDraft): Promise<UpsertResult> {
-    return this.exclusive(async () => {
-      const [result] = await this.upsertAll([draft]);
-      return result!;
-    });
-  }
-
   /**
-   * Creates or updates several atoms at once, all or nothing: each is validated against the
-   * graph as it will be after the whole batch, and one journal entry commits them together.
-   */
-  upsertMany(drafts: AtomDraft[]): Promise<UpsertResult[]> {
-    return this.exclusive(() => this.upsertAll(drafts));
-  }
-
-  private async upsertAll(drafts: AtomDraft[]): Promise<UpsertResult[]> {
-    const results = planUpserts(drafts, {
-      current: this.model.dependencyMap(),
-      get: (name) => this.model.get(name),
-      lastVersion: (name) => lastVersion(this.db, name),
-      now: timestamp(),
-    });
-    const written = results.filter(changed);
-    if (written.length > 0) await this.commit(written.map((r) => ({ op: 'put', atom: r.atom })));
-    for (const r of written) this.changes.fire({ kind: 'upsert', atom: r.atom, previous: r.previous });
-    return results;
-  }
-
-  /**
-   * One all-or-nothing change planned in the write turn: `plan` reads the atoms as they are now
-   * and returns the drafts to save and the atoms to delete. The drafts are validated against the
-   * graph as it will be after the whole change (`upserts` first; extra `links` are checked with
-   * them, and refusals of the caller's own drafts read as they would alone), each deleted atom must
-   * exist and be left with no dependent, and one journal entry (fsynced before this resolves)
-   * commits it all; anything refused writes nothing. `settle` runs in the same turn once the
-   * change is applied and announced, to read the atoms as the change left them.
+   * The one write of atoms: one all-or-nothing change planned in the write turn. `plan` reads the
+   * atoms as they are now and returns the drafts to save and the atoms to delete (the workspace's
+   * and the text tree's requests are planned by atoms/writePlan.ts's `planWrite`); `planChange`
+   * validates them against the graph as it will be after the whole change, and one journal entry
+   * (fsynced before this resolves) commits it all; anything refused writes nothing. `settle` runs
+   * in the same turn once the change is applied and announced, to read the atoms as it left them.
    */
   change<P extends ChangePlan, T>(plan: (atoms: AtomReader) => P, settle: (plan: P, outcome: ChangeOutcome) => T): Promise<T> {
     return this.exclusive(async () => {
       const p = plan(this);
-      const drafts = [...p.upserts, ...(p.links ?? [])];
-      const results = drafts.length === 0 ? [] : planUpserts(drafts, {
-        current: this.model.dependencyMap(),
-        get: (name) => this.model.get(name),
-        lastVersion: (name) => lastVersion(this.db, name),
-        now: timestamp(),
-      }, { labelled: p.upserts.length > 1 });
-      const deletes = [...new Set(p.deletes ?? [])];
-      const saved = new Map(results.map((r) => [r.atom.name, r.atom]));
-      const deleted: Atom[] = [];
-      for (const name of deletes) {
-        const atom = this.model.get(name);
-        if (!atom) throw errors.notFound(name);
-        if (saved.has(name)) throw errors.invalid(`"${name}" cannot be both saved and deleted in one change`);
-        const users = new Set(this.model.dependents(name).filter((u) => !saved.has(u) && !deletes.includes(u)));
-        for (const a of saved.values()) if (a.dependencies.includes(name)) users.add(a.name);
-        if (users.size > 0) throw errors.inUse(name, [...users].sort());
-        deleted.push(atom);
-      }
-      const written = results.filter(changed);
       const now = timestamp();
+      const outcome = planChange(p, this.model, { lastVersion: (name) => lastVersion(this.db, name), now });
+      const written = outcome.upserts.filter(changed);
       const ops: JournalOp[] = [
         ...written.map((r): JournalOp => ({ op: 'put', atom: r.atom })),
-        ...deleted.map((a): JournalOp => ({ op: 'del', name: a.name, version: a.version + 1, at: now })),
+        ...outcome.deleted.map((a): JournalOp => ({ op: 'del', name: a.name, version: a.version + 1, at: now })),
       ];
       if (ops.length > 0) await this.commit(ops);
       for (const r of written) this.changes.fire({ kind: 'upsert', atom: r.atom, previous: r.previous });
-      for (const atom of deleted) this.changes.fire({ kind: 'delete', atom });
-      return settle(p, { upserts: results, deleted });
-    });
-  }
-
-  /** Deletes an atom nothing depends on. */
-  delete(name: string): Promise<Atom> {
-    return this.exclusive(async () => {
-      const atom = this.model.get(name);
-      if (!atom) throw errors.notFound(name);
-      const users = this.model.dependents(name);
-      if (users.length > 0) throw errors.inUse(name, users);
-      await this.commit([{ op: 'del', name, version: atom.version + 1, at: timestamp() }]);
-      this.changes.fire({ kind: 'delete', atom });
-      return atom;
+      for (const atom of outcome.deleted) this.changes.fire({ kind: 'delete', atom });
+      return settle(p, outcome);
     });
   }
 
@@ -555,15 +428,6 @@ export class AtomStore implements AtomReader, Disposable {
     this.compaction.snapshotted();
     this.outside.stamp();
   }
-}
-
-/** The value found most often (the first of those tied). */
-function mostCommon(values: number[]): number | undefined {
-  const counts = new Map<number, number>();
-  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  let best: number | undefined;
-  for (const [v, n] of counts) if (best === undefined || n > counts.get(best)!) best = v;
-  return best;
 }
 
 /** ISO time to the millisecond; versions of one atom may be seconds apart. */

@@ -14,7 +14,7 @@
  *   A file that is not valid is not taken: the atom keeps its last good version and the file is
  *   reported (problems.ts) until it is fixed; the files that are valid without it are taken.
  *
- * Which side is newer is decided per atom by what was last written or imported (records.ts): that
+ * Which side is newer is decided per atom (fileDecision.ts) by what was last written or imported (records.ts): that
  * repairs a process killed between the store's commit and the file's write, and keeps the server
  * from ever rewriting a file it imported (a file formatted differently from the server's own
  * output stays as it is, so a git checkout leaves `git status` clean) or a file someone changed
@@ -39,19 +39,18 @@
  */
 import { promises as fsp, lstatSync, mkdirSync, opendirSync, readdirSync, readlinkSync, watch, type Dir, type FSWatcher, type Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { sameAtom } from '../atoms/atomDocument.js';
 import { AtomError } from '../atoms/errors.js';
-import { checkDependencies, dependentsMap, soundTogether } from '../atoms/graph.js';
 import { MAX_CODE_BYTES, type Atom, type AtomDraft } from '../atoms/model.js';
-import { validateDraft } from '../atoms/validate.js';
+import { planWrite } from '../atoms/writePlan.js';
 import type { AtomStore } from '../store/atomStore.js';
-import type { AtomReader, StoreChange } from '../store/reader.js';
+import type { StoreChange } from '../store/reader.js';
 import { removeStaleTempFiles, writeFileAtomic } from '../util/atomicFile.js';
 import type { Disposable, Listener } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
 import { readPlainFile, UnsafeFileError, unsafeReason } from '../util/safeFile.js';
-import { atomFileName, atomFileText, badFileName, hashText, MAX_FILE_BYTES, readAtomFile } from './format.js';
+import { decideFile, needsReading, type Cause } from './fileDecision.js';
+import { atomFileName, atomFileText, hashText, MAX_FILE_BYTES } from './format.js';
 import { statKey, TextRecords } from './records.js';
 import { TextProblems, type TextProblem } from './problems.js';
 
@@ -92,8 +91,6 @@ export interface TextTreeView {
   /** Resolves once the open's reconcile (files changed while nothing watched taken, missing files written) is done. */
   reconciled(): Promise<void>;
 }
-
-type Cause = 'open' | 'store' | 'file';
 
 interface Put {
   draft: AtomDraft;
@@ -476,7 +473,7 @@ export class TextTree implements TextTreeView {
           return;
         }
         stat = statKey(st);
-        if (!(stat && record?.stat === stat && !badFileName(name))) bytes = await readPlainFile(path, MAX_FILE_BYTES);
+        if (needsReading(name, record, stat)) bytes = await readPlainFile(path, MAX_FILE_BYTES);
       } catch (err) {
         if (err instanceof UnsafeFileError) {
           this.problemList.set(file, path, this.refusedFile(name, err.reason));
@@ -488,57 +485,22 @@ export class TextTree implements TextTreeView {
           return;
         }
       }
-      const badName = badFileName(name);
-      if (badName) {
-        if (bytes) this.problemList.set(file, path, badName);
-        else this.problemList.clear(file);
-        return;
-      }
       const atom = this.store.get(name);
-      if (record?.stat && record.stat === stat) {
-        // Unchanged since its bytes were hashed: the store decides, as below.
-        if (!atom) unlinks.push(name);
-        else if (hashText(atomFileText(atom)) !== record.atom) writes.push(atom);
-        else this.problemList.clear(file);
+      const decision = decideFile({ name, file, cause, stat, bytes, record, atom });
+      if (decision.kind === 'problem') {
+        this.problemList.set(file, path, decision.reason);
         return;
       }
-      if (!bytes) {
-        if (record && atom) deletes.add(name); // removed outside
-        else if (record) this.records.delete(name); // gone on both sides
-        else if (atom) writes.push(atom); // only the store has it: a new atom, or a file never written
-        if (!(record && atom)) this.problemList.clear(file);
-        return;
+      if ('record' in decision && decision.record) this.records.set(name, decision.record);
+      if (decision.kind === 'none' || decision.kind === 'forget' || (decision.kind === 'write' && decision.clear)) this.problemList.clear(file);
+      if (decision.kind === 'write') writes.push(atom!);
+      else if (decision.kind === 'unlink') unlinks.push(name);
+      else if (decision.kind === 'delete') deletes.add(name);
+      else if (decision.kind === 'forget') this.records.delete(name);
+      else if (decision.kind === 'import') {
+        if (decision.warning) this.log.warn(decision.warning);
+        puts.set(name, { draft: decision.draft, hash: decision.hash, stat });
       }
-      const hash = hashText(bytes);
-      if (record && record.file === hash) {
-        // The file is as this tree left it: the store decides.
-        if (stat !== record.stat) this.records.set(name, { ...record, stat });
-        if (!atom) unlinks.push(name);
-        else if (hashText(atomFileText(atom)) !== record.atom) writes.push(atom);
-        else this.problemList.clear(file);
-        return;
-      }
-      // Someone else wrote the file.
-      let draft: AtomDraft;
-      try {
-        draft = readAtomFile(name, bytes.toString('utf8'));
-      } catch (err) {
-        this.problemList.set(file, path, this.notTaken(name, err));
-        return;
-      }
-      if (atom && sameAtom(atom, draft)) {
-        // Same atom, other bytes (formatting, a fresh clone): keep the file as it is.
-        this.records.set(name, { file: hash, atom: hashText(atomFileText(atom)), stat });
-        this.problemList.clear(file);
-        return;
-      }
-      if (cause === 'store' && record) {
-        this.log.warn(
-          `text tree: ${file} was changed on disk before ${name} was saved through the server: the file is not overwritten, its version is taken ` +
-            `(the server's stays in the history: atom_history restore)`,
-        );
-      }
-      puts.set(name, { draft, hash, stat });
     });
     if (deletes.size > 0 && deletes.size === this.store.size && !this.hasAtomFiles()) {
       // Every file gone at once, the folder empty or missing: far more often a copy of .atomic/
@@ -568,11 +530,6 @@ export class TextTree implements TextTreeView {
       `of at most ${MAX_FILE_BYTES} bytes (not a link, a hard link, a FIFO or a device): replace it with a plain file ` +
       `(${this.store.get(name) ? `the last good version of ${name} stays in the store and the bundle` : `${name} is not created until then`})`
     );
-  }
-
-  private notTaken(name: string, err: unknown): string {
-    const message = err instanceof AtomError ? err.message : String((err as Error).message ?? err);
-    return `${message} (${this.store.get(name) ? `the last good version of ${name} stays in the store and the bundle` : `${name} is not created until the file is fixed`})`;
   }
 
   private async writeFiles(atoms: Atom[]): Promise<void> {
@@ -621,7 +578,7 @@ export class TextTree implements TextTreeView {
   private async importFiles(puts: Map<string, Put>, deletes: Set<string>): Promise<void> {
     let refused = new Map<string, string>();
     // First as one batch, each file validated once (by the store); only when that is refused is
-    // each file validated on its own to find the ones to leave out (planImport's `thorough`).
+    // each file validated on its own to find the ones to leave out (planWrite's `thorough`).
     let thorough = false;
     for (;;) {
       try {
@@ -650,11 +607,11 @@ export class TextTree implements TextTreeView {
     if (taken > 0) this.log.info(`text tree: took ${taken} file change${taken === 1 ? '' : 's'} from ${this.folder}/`);
   }
 
-  /** One store change with the files `planImport` keeps; throws the store's refusal, having written nothing. */
+  /** One store change with the files planWrite's `import` keeps; throws the store's refusal, having written nothing. */
   private async importOnce(puts: Map<string, Put>, deletes: Set<string>, thorough: boolean, refusedBy: (refused: Map<string, string>) => void): Promise<void> {
     await this.store.change(
       (atoms) => {
-        const plan = planImport(atoms, puts, deletes, thorough);
+        const plan = planWrite(atoms, { mode: 'import', drafts: [...puts.values()].map((p) => p.draft), deletes: [...deletes], thorough });
         refusedBy(plan.refused);
         return { upserts: plan.upserts, deletes: plan.deletes };
       },
@@ -669,67 +626,6 @@ export class TextTree implements TextTreeView {
       },
     );
   }
-}
-
-/**
- * Which of the changed files can be taken together: each draft validated on its own, then against
- * the graph as it will be (a draft whose dependency is refused is refused in turn); a removed file
- * deletes its atom only when nothing left uses it. `refused` says why for the others.
- */
-export function planImport(
-  atoms: Pick<AtomReader, 'get' | 'dependencyMap'>,
-  puts: ReadonlyMap<string, Put>,
-  deletes: ReadonlySet<string>,
-  thorough = true,
-): { upserts: AtomDraft[]; deletes: string[]; refused: Map<string, string> } {
-  const refused = new Map<string, string>();
-  const stays = (name: string) => (atoms.get(name) ? `the last good version of ${name} stays in the store and the bundle` : `${name} is not created until the file is fixed`);
-  const ok = new Map<string, { draft: AtomDraft; dependencies: string[] }>();
-  for (const [name, put] of puts) {
-    try {
-      // Not thorough: the store validates each draft anyway (parsing the code is the cost).
-      const dependencies = thorough ? validateDraft(put.draft).dependencies : [...new Set(put.draft.dependencies ?? [])].sort();
-      ok.set(name, { draft: put.draft, dependencies });
-    } catch (err) {
-      refused.set(name, `${(err as Error).message} (${stays(name)})`);
-    }
-  }
-  const graph = new Map(atoms.dependencyMap());
-  for (const [name, d] of ok) graph.set(name, d.dependencies);
-  // One walk when the files are sound together (the common case); else each file on its own.
-  for (let again = !soundTogether(graph, [...ok.keys()]); again; ) {
-    again = false;
-    for (const [name, d] of ok) {
-      graph.delete(name);
-      try {
-        checkDependencies(graph, name, d.dependencies);
-        graph.set(name, d.dependencies);
-      } catch (err) {
-        refused.set(name, `${(err as Error).message} (${stays(name)})`);
-        ok.delete(name);
-        const current = atoms.get(name);
-        if (current) graph.set(name, current.dependencies);
-        again = true;
-      }
-    }
-  }
-  const gone = new Set([...deletes].filter((name) => atoms.get(name)));
-  for (let again = true; again; ) {
-    again = false;
-    const users = dependentsMap(graph);
-    for (const name of gone) {
-      const left = (users.get(name) ?? []).filter((u) => !gone.has(u));
-      if (left.length === 0) continue;
-      refused.set(
-        name,
-        `the file was removed, but ${left.join(', ')} still use${left.length === 1 ? 's' : ''} ${name}: the atom stays in the store and the bundle. ` +
-          `Remove ${left.length === 1 ? 'that atom' : 'those atoms'} too, or bring the file back (git checkout -- <file>)`,
-      );
-      gone.delete(name);
-      again = true;
-    }
-  }
-  return { upserts: [...ok.values()].map((d) => d.draft), deletes: [...gone], refused };
 }
 
 /** A file too large to be an atom file, in words: refused before it is read. */

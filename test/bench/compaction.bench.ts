@@ -14,6 +14,7 @@ import { AtomStore } from '../../src/store/atomStore.js';
 import { silentLogger } from '../../src/util/log.js';
 import { bytes, ms, ratio, summarize, type BenchOptions, type BenchSection } from './report.js';
 import { benchSizes, prepareWorkspace } from './workspaces.js';
+import { upsert } from '../support/storeWrites.js';
 
 /** Compaction comes every EVERY writes here (1,000 in the product) to get enough samples. */
 const EVERY = 8;
@@ -33,7 +34,7 @@ export default async function compactionBench(options: BenchOptions): Promise<Be
       const write = async (): Promise<number> => {
         const draft = ws.set.atoms[n++ % ws.set.atoms.length]!;
         const t = performance.now();
-        await store.upsert({ ...draft, description: `${draft.description} (edit ${n})` });
+        await upsert(store, { ...draft, description: `${draft.description} (edit ${n})` });
         return performance.now() - t;
       };
       for (let round = 0; round < rounds; round++) {
@@ -64,7 +65,7 @@ export default async function compactionBench(options: BenchOptions): Promise<Be
     title: 'Journal compaction, after the answer',
     rows,
     notes: [
-      `Writes are store.upsert of an existing atom (validated, journaled, fsynced), in process; compaction forced every ${EVERY} writes (1,000 in the product, or 16 MiB of journal).`,
+      `Writes are store changes upserting an existing atom (validated, journaled, fsynced), in process; compaction forced every ${EVERY} writes (1,000 in the product, or 16 MiB of journal).`,
       'The write that makes compaction due is answered first; the compaction (export of the whole database, atomic write and fsync of atoms.db, journal reset) runs right after, in its turn in the write queue. A write that arrives during it waits for it; an agent\'s next call usually comes later than that.',
       'Compaction is linear in the database size: sql.js can only export the whole database, and the export blocks the event loop (about 110 ms of it at 10,000 atoms); writing and fsyncing the file does not.',
     ],

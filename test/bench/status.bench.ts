@@ -25,6 +25,7 @@ import { generateAtoms } from './generate.js';
 import { ms, ratio, summarize, type BenchOptions, type BenchSection } from './report.js';
 import { benchSizes } from './workspaces.js';
 import { tempDir } from '../support/tmp.js';
+import { upsertMany } from '../support/storeWrites.js';
 
 const BUDGET_MS = 5;
 
@@ -37,7 +38,7 @@ export default async function statusBench(options: BenchOptions): Promise<BenchS
     try {
       const store = await AtomStore.open(dir);
       const { atoms } = generateAtoms(size);
-      for (let i = 0; i < atoms.length; i += 500) await store.upsertMany(atoms.slice(i, i + 500));
+      for (let i = 0; i < atoms.length; i += 500) await upsertMany(store, atoms.slice(i, i + 500));
       await store.close();
       const workspace = await AtomWorkspace.open(dir);
       try {

@@ -22,6 +22,7 @@ import { AtomWorkspace } from '../../src/workspace.js';
 import { tempDir } from '../support/tmp.js';
 import { GENERATOR_VERSION, generateAtoms, seeded } from './generate.js';
 import { RESULTS_DIR, type PreparedWorkspace } from './workspaces.js';
+import { upsertMany } from '../support/storeWrites.js';
 
 const CACHE_DIR = join(RESULTS_DIR, 'cache');
 const BATCH = 500;
@@ -40,7 +41,7 @@ export async function prepareSynthetic(count: number, progress: Progress = () =>
     progress(`generating ${count} atoms with synthetic vectors (cached for later runs)`);
     const store = await AtomStore.open(cached, { compactAfterEntries: Number.MAX_SAFE_INTEGER, compactAfterBytes: Number.MAX_SAFE_INTEGER });
     try {
-      for (let i = 0; i < set.atoms.length; i += BATCH) await store.upsertMany(set.atoms.slice(i, i + BATCH));
+      for (let i = 0; i < set.atoms.length; i += BATCH) await upsertMany(store, set.atoms.slice(i, i + BATCH));
       const random = seeded(seed * 7919 + count);
       for (let i = 0; i < set.atoms.length; i += BATCH) {
         await store.putEmbeddings(

@@ -17,6 +17,7 @@ import { USE_LITE_MODEL_ID, UseLiteProvider } from '../../src/search/embeddings/
 import { AtomWorkspace } from '../../src/workspace.js';
 import { GENERATOR_VERSION, generateAtoms, type GeneratedSet } from './generate.js';
 import { tempDir } from '../support/tmp.js';
+import { upsertMany } from '../support/storeWrites.js';
 
 export const RESULTS_DIR = join(__dirname, '..', '..', 'bench-results');
 const CACHE_DIR = join(RESULTS_DIR, 'cache');
@@ -69,7 +70,7 @@ async function generateWorkspace(target: string, set: GeneratedSet, progress: Pr
   const started = performance.now();
   const store = await AtomStore.open(target, { compactAfterEntries: Number.MAX_SAFE_INTEGER, compactAfterBytes: Number.MAX_SAFE_INTEGER });
   try {
-    for (let i = 0; i < set.atoms.length; i += BATCH) await store.upsertMany(set.atoms.slice(i, i + BATCH));
+    for (let i = 0; i < set.atoms.length; i += BATCH) await upsertMany(store, set.atoms.slice(i, i + BATCH));
     const vectors = await embedAll(store, set, progress);
     for (let i = 0; i < vectors.length; i += BATCH) await store.putEmbeddings(vectors.slice(i, i + BATCH));
   } finally {

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AtomStore } from '../../src/store/atomStore.js';
 import { openInProcess, wordsOnly, type InProcessServer } from '../support/inProcess.js';
+import { deleteAtom, upsert } from '../support/storeWrites.js';
 
 const util = (name: string, code: string, extra: Record<string, unknown> = {}) => ({ name, type: 'util', code, ...extra });
 const core = (name: string, code: string, extra: Record<string, unknown> = {}) => ({ name, type: 'core', code, ...extra });
@@ -100,7 +101,7 @@ test('deleting an atom whose code is called without a declaration is refused, na
     // Written past the completion (the store's own path), as an older version of the program could have.
     await s.close();
     const store = await AtomStore.open(s.folder);
-    await store.upsert(util('draw_hud', 'function draw_hud() { return format_score_text(2); }') as never);
+    await upsert(store, util('draw_hud', 'function draw_hud() { return format_score_text(2); }') as never);
     await store.close();
 
     const again = await open(s.folder);
@@ -125,11 +126,11 @@ test('a build where an atom calls a deleted atom fails, names both, and keeps th
   await s.close();
   // An older program's delete: it checked only the declared dependencies.
   let store = await AtomStore.open(s.folder);
-  await store.upsert(util('draw_hud', 'function draw_hud() { return format_score_text(2); }') as never);
+  await upsert(store, util('draw_hud', 'function draw_hud() { return format_score_text(2); }') as never);
   await store.close();
   const kept = readFileSync(bundlePath, 'utf8');
   store = await AtomStore.open(s.folder);
-  await store.delete('format_score_text');
+  await deleteAtom(store, 'format_score_text');
   await store.close();
 
   const third = await open(s.folder);

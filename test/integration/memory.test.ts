@@ -22,6 +22,7 @@ import { generateAtoms, seeded } from '../bench/generate.js';
 import { GAME_QUERIES } from '../fixtures/game-atoms.js';
 import { call, connectHttp, startServer } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
+import { upsertMany } from '../support/storeWrites.js';
 
 const MiB = 2 ** 20;
 const TARGET_MIB = 150;
@@ -33,7 +34,7 @@ async function generatedWorkspace(count: number): Promise<string> {
   const { atoms } = generateAtoms(count);
   const store = await AtomStore.open(dir);
   try {
-    for (let i = 0; i < atoms.length; i += 500) await store.upsertMany(atoms.slice(i, i + 500));
+    for (let i = 0; i < atoms.length; i += 500) await upsertMany(store, atoms.slice(i, i + 500));
     const random = seeded(7);
     await store.putEmbeddings(
       atoms.map((draft) => {

@@ -10,6 +10,7 @@ import { AtomStore } from '../../src/store/atomStore.js';
 import { call, connectStdio, rawStdioSession } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
 import { counterAtoms, GAME_ATOMS } from '../fixtures/game-atoms.js';
+import { upsertMany } from '../support/storeWrites.js';
 
 /** The atoms in dependency order, so each upsert finds its dependencies. */
 function inDependencyOrder() {
@@ -88,7 +89,7 @@ test('semantic_search answers in the contract format, by meaning and by name, an
 async function atomsWithoutEmbeddings(workspace: string, drafts: typeof GAME_ATOMS): Promise<void> {
   const store = await AtomStore.open(workspace);
   try {
-    await store.upsertMany(drafts);
+    await upsertMany(store, drafts);
   } finally {
     await store.close();
   }

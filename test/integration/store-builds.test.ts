@@ -9,6 +9,7 @@ import { AtomStore } from '../../src/store/atomStore.js';
 import type { BuildRecord } from '../../src/store/builds.js';
 import { cube } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
+import { upsert } from '../support/storeWrites.js';
 
 function build(order: string[], status: BuildRecord['status'] = 'success'): BuildRecord {
   return { status, bundle_path: 'latest.js', atom_count: order.length, order, error_message: null, duration_ms: 1, created_at: new Date().toISOString() };
@@ -17,7 +18,7 @@ function build(order: string[], status: BuildRecord['status'] = 'success'): Buil
 test('an unchanged order is journaled once and replayed in full', async () => {
   const dir = tempDir();
   const writer = await AtomStore.open(dir, { compactAfterEntries: 1_000_000 });
-  for (const d of cube) await writer.upsert(d);
+  for (const d of cube) await upsert(writer, d);
   const order = ['math_clamp', 'physics_config', 'player_jump', 'game_loop'];
   await writer.recordBuild(build(order));
   await writer.recordBuild(build([...order]));

@@ -5,6 +5,7 @@ import { ATOM_TYPES } from '../../src/atoms/model.js';
 import { AtomStore } from '../../src/store/atomStore.js';
 import { cube, mathClamp, physicsConfig } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
+import { deleteAtom, upsert, upsertMany } from '../support/storeWrites.js';
 
 function walked(store: AtomStore) {
   const byType = Object.fromEntries(ATOM_TYPES.map((t) => [t, store.all().filter((a) => a.type === t).length]));
@@ -21,13 +22,13 @@ test('type counts and edges follow creates, type changes, batches, deletes and a
   const dir = tempDir();
   let store = await AtomStore.open(dir);
   assertCounters(store, { core: 0, feature: 0, util: 0, test: 0 });
-  for (const d of cube) await store.upsert(d);
+  for (const d of cube) await upsert(store, d);
   assertCounters(store, { core: 1, feature: 1, util: 2, test: 0 });
-  await store.upsert({ ...mathClamp, type: 'feature' });
+  await upsert(store, { ...mathClamp, type: 'feature' });
   assertCounters(store, { core: 1, feature: 2, util: 1, test: 0 });
-  await store.upsertMany([{ ...mathClamp, type: 'util' }, { ...physicsConfig, description: 'unchanged type' }]);
+  await upsertMany(store, [{ ...mathClamp, type: 'util' }, { ...physicsConfig, description: 'unchanged type' }]);
   assertCounters(store, { core: 1, feature: 1, util: 2, test: 0 });
-  await store.delete('game_loop');
+  await deleteAtom(store, 'game_loop');
   assertCounters(store, { core: 0, feature: 1, util: 2, test: 0 });
   await store.close();
   store = await AtomStore.open(dir);

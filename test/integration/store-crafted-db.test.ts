@@ -17,6 +17,7 @@ import { wasmPath } from '../../src/store/sqlite.js';
 import type { AtomWorkspace } from '../../src/workspace.js';
 import { mathClamp, physicsConfig } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
+import { upsert } from '../support/storeWrites.js';
 
 const SQL = initSqlJs({ locateFile: () => wasmPath() });
 
@@ -113,7 +114,7 @@ test('a crafted atoms.db: its trigger, view, table and index are removed, and a 
     store.openReport.removed.map((o) => `${o.type} ${o.name}`).sort(),
     ['index payload_x', 'table payload', 'trigger inject', 'view peek'],
   );
-  await store.upsert(physicsConfig);
+  await upsert(store, physicsConfig);
   assert.equal(store.get('physics_config')!.code, physicsConfig.code);
   await store.close();
 
@@ -160,7 +161,7 @@ test('atoms that fail an upsert\'s checks are refused at open, reported, kept in
   store = await AtomStore.open(dir);
   assert.deepEqual(store.all().map((a) => a.name), ['math_clamp']);
   assert.deepEqual(store.openReport.refused.map((r) => r.name).sort(), [BAD_NAME, 'big_atom', 'broken_atom', 'uses_big'].sort());
-  await store.upsert({ name: 'big_atom', type: 'util', code: 'function big_atom() { return 1; }' });
+  await upsert(store, { name: 'big_atom', type: 'util', code: 'function big_atom() { return 1; }' });
   await store.close();
   store = await AtomStore.open(dir);
   assert.deepEqual(store.all().map((a) => a.name), ['big_atom', 'math_clamp', 'uses_big'], 'uses_big loads once its dependency is valid');

@@ -13,13 +13,14 @@ import { AtomStore } from '../../src/store/atomStore.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import { mathClamp, physicsConfig, playerJump } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
+import { upsert } from '../support/storeWrites.js';
 
 test('a database changed by another program is noticed and reloaded, not overwritten', async () => {
   // Branch B: a workspace with a different history, as a git checkout would bring it.
   const other = tempDir();
   const b = await AtomStore.open(other);
-  await b.upsert(physicsConfig);
-  await b.upsert(playerJump);
+  await upsert(b, physicsConfig);
+  await upsert(b, playerJump);
   await b.close();
 
   const dir = tempDir();
@@ -50,16 +51,16 @@ test('a database changed by another program is noticed and reloaded, not overwri
 test('a write right after an outside change reloads first, even without the watcher', async () => {
   const dir = tempDir();
   const a = await AtomStore.open(dir);
-  await a.upsert(mathClamp);
+  await upsert(a, mathClamp);
   await a.compact();
   // Another program rewrites the journal (say, a restore from backup with one more atom).
   const backup = tempDir();
   const b = await AtomStore.open(backup);
-  await b.upsert(mathClamp);
-  await b.upsert(physicsConfig);
+  await upsert(b, mathClamp);
+  await upsert(b, physicsConfig);
   await b.close();
   copyFileSync(join(backup, '.atomic', 'atoms.db'), join(dir, '.atomic', 'atoms.db'));
-  await a.upsert(playerJump); // needs physics_config, which only the restored database has
+  await upsert(a, playerJump); // needs physics_config, which only the restored database has
   assert.deepEqual(a.all().map((x) => x.name), ['math_clamp', 'physics_config', 'player_jump']);
   await a.close();
 });
@@ -113,13 +114,13 @@ test('a read-only workspace opens for reading and refuses writes with what to do
   const disk = smallDisk('2m');
   if (!disk) return t.skip('mounting a tmpfs needs root');
   const seeded = await AtomStore.open(join(disk, 'ws'));
-  await seeded.upsert(mathClamp);
+  await upsert(seeded, mathClamp);
   await seeded.close();
   execFileSync('mount', ['-o', 'remount,ro', disk]);
   const store = await AtomStore.open(join(disk, 'ws'));
   assert.match(store.readOnly ?? '', /not writable \(EROFS\)/);
   assert.deepEqual(store.all().map((a) => a.name), ['math_clamp']);
-  await assert.rejects(store.upsert(physicsConfig), /the workspace is read-only .*make it writable and open it again/);
+  await assert.rejects(upsert(store, physicsConfig), /the workspace is read-only .*make it writable and open it again/);
   await store.close();
 });
 
@@ -127,7 +128,7 @@ test('a read-only workspace reads its vectors from vectors.bin', async (t) => {
   const disk = smallDisk('2m');
   if (!disk) return t.skip('mounting a tmpfs needs root');
   const seeded = await AtomStore.open(join(disk, 'ws'));
-  await seeded.upsert(mathClamp);
+  await upsert(seeded, mathClamp);
   const vector = Float32Array.from([0.5, -0.25, 0.125, 1 / 3]);
   await seeded.putEmbeddings([{ name: 'math_clamp', model: 'm', textHash: 'c'.repeat(32), vector }]);
   await seeded.close();
@@ -143,7 +144,7 @@ test('a read-only workspace of schema 2 keeps its vectors for search, in memory 
   const disk = smallDisk('2m');
   if (!disk) return t.skip('mounting a tmpfs needs root');
   const seeded = await AtomStore.open(join(disk, 'ws'));
-  await seeded.upsert(mathClamp);
+  await upsert(seeded, mathClamp);
   await seeded.close();
   // Schema 2's emb op: the vector itself, base64 of float32, after the snapshot's last entry.
   const vector = Float32Array.from([0.5, -0.25, 0.125, 1 / 3]);

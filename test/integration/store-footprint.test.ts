@@ -15,6 +15,7 @@ import { wasmPath } from '../../src/store/sqlite.js';
 import { SCHEMA_VERSION } from '../../src/store/schema.js';
 import { mathClamp, physicsConfig, playerJump } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
+import { deleteAtom, upsert } from '../support/storeWrites.js';
 
 // This machine's secret for these tests: a folder of their own, outside every workspace.
 process.env.ATOMIC_CODING_CACHE_DIR = tempDir('atomic-seal-key-');
@@ -127,11 +128,11 @@ test('a schema 1 database is migrated: every version kept, the current one no lo
 test('history after updates, a delete and a re-creation reads as before, with each version stored once', async () => {
   const dir = tempDir();
   let store = await AtomStore.open(dir);
-  await store.upsert(physicsConfig);
-  await store.upsert({ ...physicsConfig, description: 'second' });
-  await store.delete('physics_config');
-  await store.upsert({ ...physicsConfig, description: 'fourth' });
-  await store.upsert(mathClamp);
+  await upsert(store, physicsConfig);
+  await upsert(store, { ...physicsConfig, description: 'second' });
+  await deleteAtom(store, 'physics_config');
+  await upsert(store, { ...physicsConfig, description: 'fourth' });
+  await upsert(store, mathClamp);
   const expected = [
     [4, 'fourth', false],
     [3, 'second', true],
@@ -141,7 +142,7 @@ test('history after updates, a delete and a re-creation reads as before, with ea
   const shape = (s: AtomStore) => s.history('physics_config').map((v) => [v.version, v.description, v.deleted]);
   assert.deepEqual(shape(store), expected);
   assert.deepEqual(store.deletedAtoms(), [], 'a re-created atom is not listed as deleted');
-  await store.delete('math_clamp');
+  await deleteAtom(store, 'math_clamp');
   assert.deepEqual(store.deletedAtoms().map((d) => [d.name, d.version]), [['math_clamp', 2]]);
   assert.deepEqual(store.history('math_clamp').map((v) => [v.version, v.deleted, v.code]), [[2, true, mathClamp.code], [1, false, mathClamp.code]]);
   await store.close();
@@ -151,7 +152,7 @@ test('history after updates, a delete and a re-creation reads as before, with ea
 
   store = await AtomStore.open(dir);
   assert.deepEqual(shape(store), expected);
-  const next = await store.upsert({ ...physicsConfig, description: 'fifth' });
+  const next = await upsert(store, { ...physicsConfig, description: 'fifth' });
   assert.equal(next.atom.version, 5);
   await store.close();
 });
@@ -159,9 +160,9 @@ test('history after updates, a delete and a re-creation reads as before, with ea
 test('a row sealed by this machine loads without its code being parsed again; a row edited outside, or sealed with another secret, is checked in full', async () => {
   const dir = tempDir();
   let store = await AtomStore.open(dir);
-  await store.upsert(physicsConfig);
-  await store.upsert(playerJump);
-  await store.upsert(mathClamp);
+  await upsert(store, physicsConfig);
+  await upsert(store, playerJump);
+  await upsert(store, mathClamp);
   await store.close();
 
   const broken = 'function math_clamp( {';
@@ -194,7 +195,7 @@ test('a row sealed by this machine loads without its code being parsed again; a 
 test('builds keep only the newest order, once, and it survives the builds that held it being dropped', async () => {
   const dir = tempDir();
   const store = await AtomStore.open(dir);
-  await store.upsert(physicsConfig);
+  await upsert(store, physicsConfig);
   const record = (order: string[]) => ({
     status: 'success' as const, bundle_path: 'latest.js', atom_count: order.length, order, error_message: null, duration_ms: 1, created_at: T1,
   });

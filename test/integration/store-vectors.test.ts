@@ -15,6 +15,7 @@ import { encodeEntry } from '../../src/store/journal.js';
 import { wasmPath } from '../../src/store/sqlite.js';
 import { mathClamp, physicsConfig } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
+import { deleteAtom, upsert } from '../support/storeWrites.js';
 
 const MODEL = 'test-model';
 const HASH_A = 'a'.repeat(32);
@@ -26,8 +27,8 @@ function vectorOf(seed: number, length = 8): Float32Array {
 
 async function storeWithAtoms(dir = tempDir('atomic-vectors-')): Promise<{ dir: string; store: AtomStore }> {
   const store = await AtomStore.open(dir);
-  await store.upsert(physicsConfig);
-  await store.upsert(mathClamp);
+  await upsert(store, physicsConfig);
+  await upsert(store, mathClamp);
   return { dir, store };
 }
 
@@ -83,7 +84,7 @@ test('re-embedding an atom again and again reuses the slot it frees: the file do
   assert.ok(statSync(vectorsFile(dir)).size <= 16 + 2 * (16 + 16), `${statSync(vectorsFile(dir)).size} bytes`);
   assert.deepEqual(readBack(store, 'math_clamp')?.vector, [...roundToHalf(vectorOf(39))]);
   // A deleted atom's slot is free too.
-  await store.delete('math_clamp');
+  await deleteAtom(store, 'math_clamp');
   await store.putEmbeddings([{ name: 'physics_config', model: MODEL, textHash: HASH_B, vector: vectorOf(50) }]);
   await store.putEmbeddings([{ name: 'physics_config', model: MODEL, textHash: HASH_A, vector: vectorOf(51) }]);
   assert.ok(statSync(vectorsFile(dir)).size <= 16 + 2 * (16 + 16));
@@ -101,7 +102,7 @@ test('deleted atoms give their slots back: the file is cut after the last slot n
     { name: 'math_clamp', model: MODEL, textHash: HASH_A, vector: vectorOf(1) },
   ]);
   assert.equal(statSync(vectorsFile(dir)).size, 16 + 2 * 32);
-  await store.delete('math_clamp'); // the second slot
+  await deleteAtom(store, 'math_clamp'); // the second slot
   await store.close();
   const again = await AtomStore.open(dir);
   assert.equal(statSync(vectorsFile(dir)).size, 16 + 32);

@@ -9,6 +9,7 @@ import { WorkspaceLockedError } from '../../src/store/lock.js';
 import { wasmPath } from '../../src/store/sqlite.js';
 import { cube, mathClamp, physicsConfig, playerJump } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
+import { deleteAtom, upsert, upsertMany } from '../support/storeWrites.js';
 
 function snapshotFiles(store: AtomStore): string {
   const read = (f: string) => {
@@ -24,7 +25,7 @@ function snapshotFiles(store: AtomStore): string {
 test('atoms survive a reopen, from the journal and after compaction', async () => {
   const dir = tempDir();
   let store = await AtomStore.open(dir);
-  for (const d of cube) await store.upsert(d);
+  for (const d of cube) await upsert(store, d);
   assert.equal(store.size, 4);
   // No close(): simulate a crash by dropping the store; the lock's pid is ours, so reopening takes it over.
   store = await AtomStore.open(dir);
@@ -40,12 +41,12 @@ test('atoms survive a reopen, from the journal and after compaction', async () =
 
 test('versions start at 1, go up by one per change, keep created_at, and history keeps every version', async () => {
   const store = await AtomStore.open(tempDir());
-  const v1 = (await store.upsert(mathClamp)).atom;
+  const v1 = (await upsert(store, mathClamp)).atom;
   assert.equal(v1.version, 1);
-  const same = await store.upsert(mathClamp);
+  const same = await upsert(store, mathClamp);
   assert.equal(same.atom.version, 1, 'an identical upsert is not a new version');
   await new Promise((r) => setTimeout(r, 5));
-  const v2 = (await store.upsert({ ...mathClamp, description: 'Clamp a value' })).atom;
+  const v2 = (await upsert(store, { ...mathClamp, description: 'Clamp a value' })).atom;
   assert.equal(v2.version, 2);
   assert.equal(v2.created_at, v1.created_at);
   assert.notEqual(v2.updated_at, v1.updated_at);
@@ -58,38 +59,38 @@ test('versions start at 1, go up by one per change, keep created_at, and history
 
 test('delete leaves a tombstone; re-creating continues the version numbers', async () => {
   const store = await AtomStore.open(tempDir());
-  await store.upsert(mathClamp);
-  await store.delete('math_clamp');
+  await upsert(store, mathClamp);
+  await deleteAtom(store, 'math_clamp');
   assert.equal(store.get('math_clamp'), undefined);
   assert.deepEqual(store.deletedAtoms().map((d) => [d.name, d.version]), [['math_clamp', 2]]);
   const tomb = store.history('math_clamp')[0]!;
   assert.equal(tomb.deleted, true);
   assert.equal(tomb.code, mathClamp.code, 'the tombstone keeps the code so the atom can be restored');
-  assert.equal((await store.upsert(mathClamp)).atom.version, 3);
+  assert.equal((await upsert(store, mathClamp)).atom.version, 3);
   assert.deepEqual(store.deletedAtoms(), []);
   await store.close();
 });
 
 test('delete is refused while atoms depend on it, with the contract text', async () => {
   const store = await AtomStore.open(tempDir());
-  for (const d of cube) await store.upsert(d);
-  await assert.rejects(store.delete('physics_config'), /^AtomError: Cannot delete "physics_config": used by \[player_jump\]/);
-  await assert.rejects(store.delete('nope'), /Atom "nope" not found/);
+  for (const d of cube) await upsert(store, d);
+  await assert.rejects(deleteAtom(store, 'physics_config'), /^AtomError: Cannot delete "physics_config": used by \[player_jump\]/);
+  await assert.rejects(deleteAtom(store, 'nope'), /Atom "nope" not found/);
   assert.equal(store.size, 4);
   await store.close();
 });
 
 test('refused input changes nothing on disk', async () => {
   const store = await AtomStore.open(tempDir());
-  await store.upsert(physicsConfig);
+  await upsert(store, physicsConfig);
   await store.compact();
   const before = snapshotFiles(store);
   const refusals = [
-    store.upsert({ ...playerJump, dependencies: ['physics_config', 'missing_one'] }),
-    store.upsert({ ...mathClamp, code: 'function math_clamp( {' }),
-    store.upsert({ ...physicsConfig, dependencies: ['physics_config'] }),
-    store.upsert({ ...mathClamp, inputs: [{ name: 'x', type: 'int' as never }] }),
-    store.delete('physics_nope'),
+    upsert(store, { ...playerJump, dependencies: ['physics_config', 'missing_one'] }),
+    upsert(store, { ...mathClamp, code: 'function math_clamp( {' }),
+    upsert(store, { ...physicsConfig, dependencies: ['physics_config'] }),
+    upsert(store, { ...mathClamp, inputs: [{ name: 'x', type: 'int' as never }] }),
+    deleteAtom(store, 'physics_nope'),
   ];
   for (const r of refusals) await assert.rejects(r);
   assert.equal(snapshotFiles(store), before);
@@ -100,10 +101,10 @@ test('refused input changes nothing on disk', async () => {
 test('upsertMany is all or nothing and validates against the graph after the batch', async () => {
   const store = await AtomStore.open(tempDir());
   // player_jump needs physics_config, which arrives in the same batch.
-  const results = await store.upsertMany([playerJump, physicsConfig]);
+  const results = await upsertMany(store, [playerJump, physicsConfig]);
   assert.deepEqual(results.map((r) => r.atom.name), ['player_jump', 'physics_config']);
   await assert.rejects(
-    store.upsertMany([mathClamp, { ...physicsConfig, dependencies: ['player_jump'] }]),
+    upsertMany(store, [mathClamp, { ...physicsConfig, dependencies: ['player_jump'] }]),
     /physics_config: dependency cycle: physics_config -> player_jump -> physics_config/,
   );
   assert.equal(store.get('math_clamp'), undefined, 'nothing of a refused batch is stored');
@@ -113,12 +114,12 @@ test('upsertMany is all or nothing and validates against the graph after the bat
 test('a write torn by a crash is dropped; everything before it survives', async () => {
   const dir = tempDir();
   const store = await AtomStore.open(dir);
-  await store.upsert(mathClamp);
-  await store.upsert(physicsConfig);
+  await upsert(store, mathClamp);
+  await upsert(store, physicsConfig);
   appendFileSync(store.journalFile, '{"seq":3,"ops":[{"op":"del","name":"math_cl'); // no checksum, no newline
   const reopened = await AtomStore.open(dir);
   assert.deepEqual(reopened.all().map((a) => a.name), ['math_clamp', 'physics_config']);
-  await reopened.upsert(playerJump);
+  await upsert(reopened, playerJump);
   const again = await AtomStore.open(dir);
   assert.equal(again.size, 3, 'a write after the repair is not hidden behind the torn line');
   await again.close();
@@ -141,7 +142,7 @@ test('a second process cannot open the workspace while the first holds it', asyn
 test('a database from a newer version is refused with what to do, and left untouched', async () => {
   const dir = tempDir();
   const store = await AtomStore.open(dir);
-  await store.upsert(mathClamp);
+  await upsert(store, mathClamp);
   await store.close();
   const SQL = await initSqlJs({ locateFile: () => wasmPath() });
   const db = new SQL.Database(readFileSync(store.dbFile));
@@ -164,15 +165,15 @@ test('change events fire after the write is durable', async () => {
   const store = await AtomStore.open(tempDir());
   const seen: string[] = [];
   store.onDidChange((e) => seen.push(e.kind === 'reload' ? 'reload' : `${e.kind}:${e.atom.name}`));
-  await store.upsert(mathClamp);
-  await store.delete('math_clamp');
+  await upsert(store, mathClamp);
+  await deleteAtom(store, 'math_clamp');
   assert.deepEqual(seen, ['upsert:math_clamp', 'delete:math_clamp']);
   await store.close();
 });
 
 test('compaction happens by itself after enough entries', async () => {
   const store = await AtomStore.open(tempDir(), { compactAfterEntries: 3 });
-  for (let i = 0; i < 3; i++) await store.upsert({ ...mathClamp, description: `v${i}` });
+  for (let i = 0; i < 3; i++) await upsert(store, { ...mathClamp, description: `v${i}` });
   // After the write that made it due has been answered, not inside it.
   assert.ok(store.diskSize().journal > 0);
   await store.settled();

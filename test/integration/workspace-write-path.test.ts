@@ -13,6 +13,7 @@ import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js'
 import { AtomWorkspace } from '../../src/workspace.js';
 import { gameLoop, mathClamp, physicsConfig, playerJump } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
+import { deleteAtom, upsert, upsertMany } from '../support/storeWrites.js';
 
 /** Words only: these tests never need the model. */
 const noModel: EmbeddingProvider = {
@@ -40,7 +41,7 @@ test('a write made directly through the store rebuilds latest.js: the build hang
   const { ws, bundle, builds } = await openWithBundle();
   assert.doesNotMatch(readFileSync(bundle, 'utf8'), /function physics_config/);
 
-  await privateStore(ws).upsert(physicsConfig);
+  await upsert(privateStore(ws), physicsConfig);
   await ws.close(); // lets the build the change asked for finish first
 
   assert.match(readFileSync(bundle, 'utf8'), /function physics_config/, 'latest.js has the atom written past the workspace');
@@ -50,7 +51,7 @@ test('a write made directly through the store rebuilds latest.js: the build hang
 test('a batch written directly through the store is built once, with every atom of it', async () => {
   const { ws, bundle, builds } = await openWithBundle();
 
-  await privateStore(ws).upsertMany([physicsConfig, playerJump, gameLoop]);
+  await upsertMany(privateStore(ws), [physicsConfig, playerJump, gameLoop]);
   await ws.close();
 
   assert.match(readFileSync(bundle, 'utf8'), /function game_loop/);
@@ -62,7 +63,7 @@ test('a delete made directly through the store rebuilds latest.js without the at
   const { ws, bundle } = await openWithBundle();
   await ws.upsert(physicsConfig);
 
-  await privateStore(ws).delete('physics_config');
+  await deleteAtom(privateStore(ws), 'physics_config');
   await ws.close();
 
   const text = readFileSync(bundle, 'utf8');

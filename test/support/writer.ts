@@ -4,6 +4,7 @@
  * Compaction is forced often, so kills also land while the snapshot is being replaced.
  */
 import { AtomStore } from '../../src/store/atomStore.js';
+import { upsert } from './storeWrites.js';
 
 async function main(): Promise<void> {
   const [dir, startArg] = process.argv.slice(2);
@@ -11,13 +12,13 @@ async function main(): Promise<void> {
   let i = Number(startArg ?? '0');
   for (;;) {
     const name = `atom_${i}`;
-    await store.upsert({
+    await upsert(store, {
       name,
       type: 'util',
       code: `function ${name}() {\n  return ${i} + ${JSON.stringify('x'.repeat(i % 500))}.length;\n}`,
       description: `Written by the crash test, number ${i}`,
     });
-    await store.upsert({ name: 'counter', type: 'util', code: `function counter() { return ${i}; }` });
+    await upsert(store, { name: 'counter', type: 'util', code: `function counter() { return ${i}; }` });
     process.stdout.write(`ack ${i}\n`);
     i++;
   }
