@@ -29,6 +29,7 @@ import { UseLiteProvider } from './search/embeddings/useLite.js';
 import { SearchIndex } from './search/searchIndex.js';
 import { TextTree, type TextTreeOptions, type TextTreeView } from './textTree/textTree.js';
 import { silentLogger, type Logger } from './util/log.js';
+import { Verification } from './verify/verification.js';
 
 export interface WorkspaceOptions {
   log?: Logger;
@@ -54,6 +55,8 @@ export class AtomWorkspace {
   readonly builder: Builder;
   /** semantic_search: follows the store's changes; loads its index and model lazily. */
   readonly search: SearchIndex;
+  /** The examples and test atoms, run after every change that reaches them (verify/). */
+  readonly verification: Verification;
   /** The atom the bundle boots, while no change could have moved it; undefined: work it out again. */
   private boot: { name: string | null } | undefined;
   private tree: TextTree | undefined;
@@ -70,6 +73,7 @@ export class AtomWorkspace {
     // Builds after every change the store announces, a database changed by another program
     // (a git checkout) included.
     this.builder = new Builder(store, bundlePath, log);
+    this.verification = new Verification(this.atoms, store.onDidChange, log);
     this.search = new SearchIndex(store, embeddings, { logger: log });
     store.onDidChange((e) => {
       if (this.boot && mayMoveBoot(e)) this.boot = undefined;
@@ -103,6 +107,8 @@ export class AtomWorkspace {
     // In the background once the workspace is open (a search waits for it, the first answer does
     // not): started before the text tree's open, its slices took turns from it, 0.8 s at 50,000 atoms.
     void workspace.search.open().catch(() => {});
+    // Nothing has run the checks of this open yet: they run in the background (a write's answer waits for its own).
+    workspace.verification.checkAll();
     return workspace;
   }
 
@@ -131,13 +137,13 @@ export class AtomWorkspace {
    */
   async upsert(draft: AtomDraft): Promise<WriteOutcome<UpsertResult>> {
     const { results, notes, changedSomething } = await this.save([draft]);
-    return { result: results[0]!, notes, build: await this.buildAfter(changedSomething) };
+    return { result: results[0]!, notes, build: await this.buildAfter(changedSomething, notes, [results[0]!.atom.name]) };
   }
 
   /** Creates or updates several atoms together, all or nothing, as `upsert` does one. */
   async upsertMany(drafts: AtomDraft[]): Promise<WriteOutcome<UpsertResult[]>> {
     const { results, notes, changedSomething } = await this.save(drafts);
-    return { result: results, notes, build: await this.buildAfter(changedSomething) };
+    return { result: results, notes, build: await this.buildAfter(changedSomething, notes, results.map((r) => r.atom.name)) };
   }
 
   /**
@@ -189,7 +195,7 @@ export class AtomWorkspace {
       }
       throw err;
     }
-    return { from, result: saved.results[0]!, notes: saved.notes, build: await this.buildAfter(saved.changedSomething) };
+    return { from, result: saved.results[0]!, notes: saved.notes, build: await this.buildAfter(saved.changedSomething, saved.notes, [name]) };
   }
 
   /**
@@ -198,15 +204,16 @@ export class AtomWorkspace {
    */
   async delete(name: string): Promise<WriteOutcome<Atom>> {
     await this.writable();
-    const { atom, notes } = await this.store.change(
+    const { atom, notes, unlinked } = await this.store.change(
       (atoms) => ({ ...planWrite(atoms, { mode: 'save', drafts: [], deletes: [name] }), was: this.bootAtom() }),
       (plan, outcome) => {
         const notes = emptyNotes();
         this.noteBoot(notes, plan.was);
-        return { atom: outcome.deleted[0]!, notes };
+        // Test atoms that called it no longer declare it (writePlan.ts): their checks say what broke.
+        return { atom: outcome.deleted[0]!, notes, unlinked: outcome.upserts.map((u) => u.atom.name) };
       },
     );
-    return { result: atom, notes, build: await this.buildAfter(true) };
+    return { result: atom, notes, build: await this.buildAfter(true, notes, [name, ...unlinked]) };
   }
 
   /**
@@ -227,7 +234,7 @@ export class AtomWorkspace {
         return { value: { atom: outcome.upserts[0]!.atom, from: plan.from, callers: plan.callers }, notes };
       },
     );
-    return { result: value, notes, build: await this.buildAfter(true) };
+    return { result: value, notes, build: await this.buildAfter(true, notes, [value.atom.name, ...value.callers]) };
   }
 
   /** Adds the Boot line when the change moved the boot atom (it is worked out again after it). */
@@ -250,10 +257,16 @@ export class AtomWorkspace {
    * write's answer. A write that changed nothing announces nothing, and builds anyway, as a save
    * always has: saving an atom unchanged after fixing the bundle path brings a bundle.
    */
-  private async buildAfter(changedSomething: boolean): Promise<BuildRecord> {
+  private async buildAfter(changedSomething: boolean, notes?: WriteNotes, names: readonly string[] = []): Promise<BuildRecord> {
     const build = changedSomething ? this.builder.caused() : this.builder.rebuild();
     // An acknowledged write has its file (the text tree follows the same announcement).
     await this.tree?.written();
+    // The examples and tests the change touched, run before the answer: it says how they went.
+    if (notes && changedSomething && names.length > 0) {
+      await this.verification.settle();
+      const checks = this.verification.touchedBy(names);
+      if (checks.length > 0) notes.checks = checks;
+    }
     return build;
   }
 
@@ -268,6 +281,7 @@ export class AtomWorkspace {
     // The build the last change asked for finishes before the store closes under it.
     await this.builder.idle();
     this.builder.dispose();
+    this.verification.dispose();
     await this.store.close();
   }
 }

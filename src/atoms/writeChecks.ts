@@ -9,6 +9,7 @@
  * - declared inputs that disagree with the function's parameters are warned about (`signatureWarning`).
  * The save's plan (writePlan.ts's planWrite) runs these in the write turn; planChange validates the result as any upsert.
  */
+import { checkLines, type CheckResult } from './checks.js';
 import { codeNames, referencedAtoms } from './calls.js';
 import { findCycleThrough, type DependencyMap } from './graph.js';
 import { MAX_DEPENDENCIES, type Atom, type AtomDraft, type Port } from './model.js';
@@ -34,6 +35,8 @@ export interface WriteNotes {
   notLinked: string[];
   /** The atom the bundle boots, when the write changed it. */
   boot?: { now: string | null; was: string | null };
+  /** The examples and tests the write touched, as they ran after it (checks.ts); absent when none. */
+  checks?: CheckResult[];
 }
 
 export function emptyNotes(): WriteNotes {
@@ -143,6 +146,7 @@ export function writeNoteLines(notes: WriteNotes): string[] {
   if (notes.linked.length > 0) lines.push(`Linked (their code calls it): ${notes.linked.join(', ')}`);
   if (notes.notLinked.length > 0) lines.push(`Not linked, fix by hand: ${notes.notLinked.join('; ')}`);
   if (notes.boot) lines.push(bootLine(notes.boot));
+  if (notes.checks) lines.push(...checkLines(notes.checks));
   return lines;
 }
 

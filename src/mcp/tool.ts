@@ -26,6 +26,8 @@ export interface ToolContext {
 export interface ToolOutput {
   text: string;
   structured?: Record<string, unknown>;
+  /** The answer reports a failure the caller must act on (a check that failed): `isError: true`. */
+  isError?: boolean;
 }
 
 export interface ToolDefinition<S extends z.ZodRawShape = z.ZodRawShape> {

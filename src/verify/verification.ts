@@ -173,7 +173,11 @@ export class Verification implements Disposable {
     }
     if (outcome.ok) return { result: { ok: true, value: outcome.value }, ms: outcome.ms };
     const e = outcome.error;
-    const where = e.atom && e.line !== undefined ? { at: { atom: e.atom, line: e.line } } : {};
+    // A failed assert is the caller's failure: its line is the one to show, not assert's own.
+    const frames = e.atom === ASSERT_ATOM.name && atoms[0] === ASSERT_ATOM ? callerFrame(e.stack ?? []) : undefined;
+    const atAtom = frames?.atom ?? e.atom;
+    const atLine = frames?.line ?? e.line;
+    const where = atAtom && atLine !== undefined ? { at: { atom: atAtom, line: atLine } } : {};
     return { result: { ok: false, name: e.name, message: e.message, ...where }, ms: outcome.ms };
   }
 
@@ -184,6 +188,15 @@ export class Verification implements Disposable {
     this.changes.dispose();
     void this.sandbox.dispose();
   }
+}
+
+/** The first frame of the stack that is not in the test helper `assert`: `at name (name:4:3)`. */
+function callerFrame(stack: readonly string[]): { atom: string; line: number } | undefined {
+  for (const frame of stack) {
+    const m = /\(([a-z][a-z0-9_]*):(\d+)(?::\d+)?\)/.exec(frame);
+    if (m && m[1] !== ASSERT_ATOM.name) return { atom: m[1]!, line: Number(m[2]) };
+  }
+  return undefined;
 }
 
 function at(result: RunResult): { at?: { atom: string; line: number } } {

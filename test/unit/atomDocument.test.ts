@@ -70,7 +70,7 @@ describe('atom editor text', () => {
   it('refuses a header it cannot read, naming the problem', () => {
     const bad = (text: string, pattern: RegExp) =>
       assert.throws(() => parseAtomDocument('a', `/**\n${text}\n */\nfunction a() {}`), (e: unknown) => e instanceof AtomError && pattern.test(e.message));
-    bad(' * @kind gadget', /@kind gadget: use core, feature or util/);
+    bad(' * @kind gadget', /@kind gadget: use core, feature, util or test/);
     bad(' * @kind util\n * @param {object} x', /the type must be one of number/);
     bad(' * @kind util\n * @param x', /write "@param \{number\} name - description"/);
     bad(' * @kind util\n * @author me', /@author is not an atom tag/);
@@ -222,4 +222,21 @@ describe('atom editor text: descriptions are escaped, so any text round-trips an
       assert.deepEqual({ ...crlf, code: atom.code }, expected, `case ${i} with CRLF line ends`);
     }
   });
+});
+
+it('examples round-trip as @example lines, JSON on each side, whatever their strings hold', () => {
+  const atom = {
+    name: 'math_clamp',
+    type: 'util' as const,
+    code: 'function math_clamp(v, a, b) {\n  return v;\n}',
+    inputs: [{ name: 'v', type: 'number' as const }, { name: 'a', type: 'number' as const }, { name: 'b', type: 'number' as const }],
+    outputs: [{ name: 'c', type: 'number' as const }],
+    dependencies: [],
+    description: null,
+    examples: [{ args: [5, 0, 3], returns: 3 }, { args: [1, 2, 3], throws: 'bad */ x => y) throws "z' }],
+  };
+  const text = formatAtomDocument(atom);
+  assert.match(text, /^ \* @example math_clamp\(5, 0, 3\) => 3$/m);
+  assert.deepEqual(parseAtomDocument('math_clamp', text).draft.examples, atom.examples);
+  assert.throws(() => parseAtomDocument('math_clamp', text.replace('=> 3', '=> three')), /what follows them are not JSON values/);
 });

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { checkLines } from '../../atoms/checks.js';
+import { errors } from '../../atoms/errors.js';
+import { atomName } from '../schemas.js';
+import { defineTool } from '../tool.js';
+
+export const testAtoms = defineTool({
+  name: 'test_atoms',
+  title: 'Run examples and test atoms',
+  description:
+    "Runs the examples and test atoms (type test) of the named atoms and of everything that depends on them, or all; " +
+    'says which failed and why (isError when any did). Writes run them too.',
+  input: {
+    names: z.array(atomName).max(64).optional().describe('Default: every check'),
+  },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run({ names }, { workspace }) {
+    for (const name of names ?? []) if (!workspace.atoms.has(name)) throw errors.notFound(name);
+    const results = await workspace.verification.run(names);
+    if (results.length === 0) {
+      return names
+        ? `No examples or test atoms reach ${names.join(', ')}: add examples to upsert_atom, or a test atom (type test) that calls them.`
+        : 'No examples or test atoms yet: add examples to upsert_atom, or a test atom (type test) that calls atoms and asserts.';
+    }
+    const failed = results.filter((r) => !r.ok);
+    const atoms = new Set(results.map((r) => r.atom)).size;
+    const head = failed.length === 0 ? `All ${results.length} checks of ${atoms} atoms passed.` : `${failed.length} of ${results.length} checks FAILED (${atoms} atoms).`;
+    return {
+      text: [head, ...checkLines(results, 20)].join('\n'),
+      structured: { passed: results.length - failed.length, failed: failed.length, results },
+      isError: failed.length > 0,
+    };
+  },
+});
