@@ -5,9 +5,12 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openInProcess, wordsOnly, type InProcessServer } from '../support/inProcess.js';
+import { CLI } from '../support/server.js';
+import { tempDir } from '../support/tmp.js';
 
 let server: InProcessServer;
 
@@ -119,4 +122,25 @@ test('a test atom is no caller: the atom it calls can be deleted, and the test t
   const deleted = await server.call('delete_atom', { name: 'spare_helper' });
   assert.equal(deleted.isError, false, deleted.text);
   assert.match(deleted.text, /^Tests: 1 FAILED: test_spare_helper threw ReferenceError/m);
+});
+
+test('atomic-coding test runs the checks of the atoms in git: a summary, exit 1 on a failure, JUnit XML', async () => {
+  // The atom files are all a clone has: the command reads them, runs every check and closes.
+  const clone = tempDir('checks-cli-');
+  mkdirSync(join(clone, 'atoms'));
+  for (const name of ['math_clamp', 'game_score', 'test_score_after_five_bricks']) {
+    writeFileSync(join(clone, 'atoms', `${name}.js`), readFileSync(join(server.folder, 'atoms', `${name}.js`)));
+  }
+  const junit = join(clone, 'junit.xml');
+  const passing = spawnSync(process.execPath, [CLI, 'test', '--workspace', clone, '--junit', junit], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(passing.status, 0, passing.stderr);
+  assert.match(passing.stdout, /^4 passed, 0 failed$/m);
+  assert.match(readFileSync(junit, 'utf8'), /<testsuite name="atomic-coding" tests="4" failures="0"/);
+  const file = join(clone, 'atoms', 'math_clamp.js');
+  writeFileSync(file, readFileSync(file, 'utf8').replace('@example math_clamp(5, 0, 3) => 3', '@example math_clamp(5, 0, 3) => 4'));
+  const failing = spawnSync(process.execPath, [CLI, 'test', '--workspace', clone, '--junit', junit], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(failing.status, 1, failing.stderr);
+  assert.match(failing.stdout, /^FAIL math_clamp example 1: math_clamp\(5, 0, 3\) returned 3, expected 4$/m);
+  assert.match(failing.stdout, /^3 passed, 1 failed$/m);
+  assert.match(readFileSync(junit, 'utf8'), /<failure message="math_clamp\(5, 0, 3\) returned 3, expected 4">/);
 });
