@@ -25,7 +25,10 @@ const PROMPTS: PromptDefinition[] = [
       'game_loop, else main, else the last core atom, as soon as latest.js loads.\n' +
       '5. State that several atoms share (a score, a snake, settings) cannot travel through ports, which are primitives only: keep it in ' +
       'one core atom such as `function game_state(key, value) { const store = game_state.store || (game_state.store = {}); if (value !== undefined) store[key] = value; return store[key]; }` ' +
-      '(inputs key: string, value: number optional; output: number) and call it from the others (declare it in their dependencies).',
+      '(inputs key: string, value: number optional; output: number) and call it from the others (declare it in their dependencies).\n' +
+      '6. Prove it: give each util atom two or three examples ([{ "args": [...], "returns": value }]), and add one test atom per feature ' +
+      '(type test, no inputs) that calls it as the game would, checks the outcome with assert(condition, message), and is never bundled. ' +
+      'Read the end of each write\'s answer ("Examples: 3 passed." or what failed) and fix what it names.',
   },
   {
     name: 'split_atom',
