@@ -25,10 +25,7 @@ export const testAtoms = defineTool({
     const failed = results.filter((r) => !r.ok);
     const atoms = new Set(results.map((r) => r.atom)).size;
     const head = failed.length === 0 ? `All ${results.length} checks of ${atoms} atoms passed.` : `${failed.length} of ${results.length} checks FAILED (${atoms} atoms).`;
-    return {
-      text: [head, ...checkLines(results, 20)].join('\n'),
-      structured: { passed: results.length - failed.length, failed: failed.length, results },
-      isError: failed.length > 0,
-    };
+    // Text only: a client that shows structured content to the model instead of the text would lose the failures' words.
+    return { text: [head, ...checkLines(results, 20)].join('\n'), isError: failed.length > 0 };
   },
 });
