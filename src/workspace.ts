@@ -13,6 +13,7 @@ import { codeCallers, renameInCode, RenameConflict } from './atoms/calls.js';
 import { AtomError, errors } from './atoms/errors.js';
 import { draftOf, versionToRestore } from './atoms/history.js';
 import type { Atom, AtomDraft, AtomVersion } from './atoms/model.js';
+import { unknownNames, unknownNamesError } from './atoms/unknownNames.js';
 import { validateDraft, checkName } from './atoms/validate.js';
 import {
   callersToLink,
@@ -159,7 +160,10 @@ export class AtomWorkspace {
       (atoms) => {
         const was = this.bootAtom();
         const names = new Set(drafts.map((d) => (d as Partial<AtomDraft> | null)?.name).filter((n): n is string => typeof n === 'string'));
-        const completed = drafts.map((d) => completeDependencies(d, (n) => names.has(n) || atoms.has(n)));
+        const isAtom = (n: string) => names.has(n) || atoms.has(n);
+        const completed = drafts.map((d) => completeDependencies(d, isAtom));
+        const deleted = lazyDeleted(atoms);
+        for (const { draft } of completed) checkNames(draft, isAtom, () => [...names, ...atoms.all().map((a) => a.name)], deleted);
         const created = [...names].filter((n) => !atoms.has(n));
         let link: ReturnType<typeof callersToLink> = { drafts: [], linked: [], notLinked: [] };
         if (created.length > 0) {
@@ -334,6 +338,29 @@ function mayMoveBoot(e: StoreChange): boolean {
   if (e.kind === 'delete') return e.atom.type === 'core';
   if (!e.previous) return e.atom.type === 'core';
   return e.previous.type !== e.atom.type || e.previous.dependencies.join() !== e.atom.dependencies.join();
+}
+
+/**
+ * Refuses a draft whose code uses a name that is no atom (`isAtom`), no local and no global of the
+ * preview page (unknownNames.ts), with the nearest atom names. A draft that is not well formed is left
+ * to validation, so its refusal says what is wrong with it first.
+ */
+function checkNames(draft: AtomDraft, isAtom: (name: string) => boolean, atomNames: () => Iterable<string>, deleted: (name: string) => boolean): void {
+  try {
+    validateDraft(draft);
+  } catch {
+    return;
+  }
+  // A declared dependency that does not exist is the contract's refusal ("dependencies not found"), made by the store.
+  const declared = new Set(draft.dependencies ?? []);
+  const unknown = unknownNames(draft.code, (n) => isAtom(n) || declared.has(n));
+  if (unknown.length > 0) throw unknownNamesError(draft.name, unknown, atomNames, deleted);
+}
+
+/** Whether a name is a deleted atom's, the list read only when a refusal asks. */
+function lazyDeleted(atoms: AtomReader): (name: string) => boolean {
+  let names: Set<string> | undefined;
+  return (name) => (names ??= new Set(atoms.deletedAtoms().map((d) => d.name))).has(name);
 }
 
 /** `atom`'s code with its references to `from` written as `to` (calls.ts), or the refusal that says why not. */

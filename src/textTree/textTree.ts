@@ -43,6 +43,7 @@ import { sameAtom } from '../atoms/atomDocument.js';
 import { AtomError } from '../atoms/errors.js';
 import { checkDependencies, dependentsMap, soundTogether } from '../atoms/graph.js';
 import { MAX_CODE_BYTES, type Atom, type AtomDraft } from '../atoms/model.js';
+import { unknownNames, unknownNamesError } from '../atoms/unknownNames.js';
 import { validateDraft } from '../atoms/validate.js';
 import type { AtomStore } from '../store/atomStore.js';
 import type { AtomReader, StoreChange } from '../store/reader.js';
@@ -685,10 +686,15 @@ export function planImport(
   const refused = new Map<string, string>();
   const stays = (name: string) => (atoms.get(name) ? `the last good version of ${name} stays in the store and the bundle` : `${name} is not created until the file is fixed`);
   const ok = new Map<string, { draft: AtomDraft; dependencies: string[] }>();
+  const isAtom = (n: string) => puts.has(n) || atoms.get(n) !== undefined;
   for (const [name, put] of puts) {
     try {
       // Not thorough: the store validates each draft anyway (parsing the code is the cost).
       const dependencies = thorough ? validateDraft(put.draft).dependencies : [...new Set(put.draft.dependencies ?? [])].sort();
+      // As a write through the tools: no name that is no atom, no local and no global of the page.
+      const declared = new Set(dependencies);
+      const unknown = typeof put.draft.code === 'string' ? unknownNames(put.draft.code, (n) => isAtom(n) || declared.has(n)) : [];
+      if (unknown.length > 0) throw unknownNamesError(name, unknown, () => [...puts.keys(), ...atoms.dependencyMap().keys()]);
       ok.set(name, { draft: put.draft, dependencies });
     } catch (err) {
       refused.set(name, `${(err as Error).message} (${stays(name)})`);

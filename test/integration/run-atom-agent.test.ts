@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { AtomStore } from '../../src/store/atomStore.js';
 import { openInProcess, wordsOnly, type InProcessServer } from '../support/inProcess.js';
+import { tempDir } from '../support/tmp.js';
 
 let server: InProcessServer;
 
@@ -36,11 +38,6 @@ const atoms = [
     name: 'canvas_context',
     type: 'util',
     code: "function canvas_context() {\n  const canvas = document.getElementById('game');\n  return canvas.getContext('2d');\n}",
-  },
-  {
-    name: 'board_size',
-    type: 'util',
-    code: 'function board_size() {\n  const cells = 20;\n  return cells * cell_pixels();\n}',
   },
   {
     name: 'draw_grid',
@@ -93,8 +90,21 @@ const atoms = [
   },
 ];
 
+/**
+ * Atoms that call names no atom has: the tools refuse them (no unknown calls), but a database written
+ * otherwise (an older version, another program) can hold them, so they are planted through the store.
+ */
+const planted = [
+  { name: 'board_size', type: 'util', code: 'function board_size() {\n  const cells = 20;\n  return cells * cell_pixels();\n}' },
+  { name: 'draw_tiles', type: 'feature', code: 'function draw_tiles() {\n  return draw_boardd([1]);\n}' },
+];
+
 before(async () => {
-  server = await openInProcess({ embeddings: wordsOnly });
+  const folder = tempDir();
+  const store = await AtomStore.open(folder);
+  for (const atom of planted) await store.upsert(atom as never);
+  await store.close();
+  server = await openInProcess({ embeddings: wordsOnly, folder });
   const seeded = await server.call('upsert_atoms', { atoms });
   assert.equal(seeded.isError, false, seeded.text);
 });
@@ -108,6 +118,13 @@ test('the hint about an undefined name blames the atom it was thrown in, not the
   assert.match(r.text, /^draw_grid threw ReferenceError in board_size at line 3: 'cell_pixels' is not defined/);
   assert.match(r.text, /\nIf cell_pixels is an atom, list it in dependencies of the atom that calls it \(board_size declares \[\]\)\./);
   assert.doesNotMatch(r.text, /draw_grid declares/);
+});
+
+test('an undefined name near an atom\'s gets "did you mean" that atom instead of "list it in dependencies"', async () => {
+  const r = await run('draw_tiles');
+  assert.match(r.text, /^draw_tiles threw ReferenceError in draw_tiles at line 2: 'draw_boardd' is not defined/);
+  assert.match(r.text, /\ndraw_boardd is no atom: did you mean draw_board\? Fix the call in draw_tiles\./);
+  assert.doesNotMatch(r.text, /list it in dependencies/);
 });
 
 test('a browser global the sandbox lacks gets a hint that says so, naming the atom that used it', async () => {

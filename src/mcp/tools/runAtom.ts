@@ -3,6 +3,7 @@ import { errors } from '../../atoms/errors.js';
 import { reachable, topologicalOrder } from '../../atoms/graph.js';
 import type { Atom } from '../../atoms/model.js';
 import { formatSignature } from '../../atoms/signature.js';
+import { nearestNames } from '../../atoms/unknownNames.js';
 import { argumentProblems } from '../../sandbox/ports.js';
 import { runAtom as runInSandbox } from '../../sandbox/sandbox.js';
 import { describeStubs } from '../../sandbox/stubs.js';
@@ -68,13 +69,20 @@ export const runAtom = defineTool({
       memoryBytes: memory_mb === undefined ? undefined : memory_mb * MiB,
     });
     const thrower = !outcome.ok && outcome.error.atom ? store.get(outcome.error.atom) : undefined;
-    const text = formatOutcome(name, outcome, order.length, thrower ?? target, (n) => store.get(n) !== undefined);
+    const text = formatOutcome(name, outcome, order.length, thrower ?? target, (n) => store.get(n) !== undefined, () => store.all().map((a) => a.name));
     return { text, structured: { ...outcome, atoms_loaded: order } };
   },
 });
 
 /** `thrower` is the atom the error was thrown in (the entry when that is unknown): the hint is about its code. */
-function formatOutcome(name: string, outcome: RunOutcome, atomCount: number, thrower: Atom, isAtom: (name: string) => boolean): string {
+function formatOutcome(
+  name: string,
+  outcome: RunOutcome,
+  atomCount: number,
+  thrower: Atom,
+  isAtom: (name: string) => boolean,
+  atomNames: () => Iterable<string>,
+): string {
   const lines: string[] = [];
   const loaded = `${atomCount} atom${atomCount === 1 ? '' : 's'} loaded`;
   if (outcome.ok) {
@@ -83,7 +91,7 @@ function formatOutcome(name: string, outcome: RunOutcome, atomCount: number, thr
     const e = outcome.error;
     const where = e.atom ? ` in ${e.atom}${e.line !== undefined ? ` at line ${e.line}` : ''}` : '';
     lines.push(`${name} threw ${e.name}${where}: ${e.message} (after ${outcome.ms} ms; ${loaded}).`);
-    const hint = hintFor(e.name, e.message, thrower, isAtom);
+    const hint = hintFor(e.name, e.message, thrower, isAtom, atomNames);
     if (hint) lines.push(hint);
     if (e.stack && e.stack.length > 1) lines.push('Stack:', ...e.stack.map((f) => `  ${f}`));
   }
@@ -93,10 +101,14 @@ function formatOutcome(name: string, outcome: RunOutcome, atomCount: number, thr
 }
 
 /** What to do about the errors an agent most often causes itself. */
-function hintFor(name: string, message: string, thrower: Atom, isAtom: (name: string) => boolean): string | undefined {
+function hintFor(name: string, message: string, thrower: Atom, isAtom: (name: string) => boolean, atomNames: () => Iterable<string>): string | undefined {
   const undefinedName = /^'?([A-Za-z_$][\w$]*)'? is not defined$/.exec(message)?.[1];
   if (name === 'ReferenceError' && undefinedName && MISSING_GLOBALS.has(undefinedName) && !isAtom(undefinedName)) {
     return `${undefinedName} does not exist in the sandbox (it stubs only document, window, localStorage, performance, requestAnimationFrame): pass what ${thrower.name} needs from it as an argument, or test the parts without it.`;
+  }
+  const near = name === 'ReferenceError' && undefinedName && !isAtom(undefinedName) ? nearestNames(undefinedName, atomNames()) : [];
+  if (undefinedName && near.length > 0) {
+    return `${undefinedName} is no atom: did you mean ${near.join(', ')}? Fix the call in ${thrower.name}.`;
   }
   if (name === 'ReferenceError' && undefinedName && /^[a-z][a-z0-9_]*$/.test(undefinedName)) {
     return `If ${undefinedName} is an atom, list it in dependencies of the atom that calls it (${thrower.name} declares [${thrower.dependencies.join(', ')}]).`;
