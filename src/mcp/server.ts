@@ -114,7 +114,11 @@ export function createMcpServer({ workspace, log, sessions, tools = allTools }: 
       const links = resourceLinks(name, args as Record<string, unknown>);
       return typeof output === 'string'
         ? { content: [{ type: 'text', text: output }, ...links] }
-        : { content: [{ type: 'text', text: output.text }, ...links], ...(output.structured ? { structuredContent: output.structured } : {}) };
+        : {
+            content: [{ type: 'text', text: output.text }, ...links],
+            ...(output.structured ? { structuredContent: output.structured } : {}),
+            ...(output.isError ? { isError: true } : {}),
+          };
     } catch (err) {
       if (err instanceof AtomError) {
         log.info(`tool ${name} refused: ${err.message}`);

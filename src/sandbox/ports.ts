@@ -59,3 +59,33 @@ function kind(value: unknown): string {
   const type = typeof value;
   return type === 'object' ? 'an object' : `a ${type}`;
 }
+
+/**
+ * How a run's return value fails the atom's declared `outputs`, one sentence each; empty when it fits or
+ * when no outputs are declared. One output: the value itself; several: an object with those keys.
+ */
+export function returnProblems(outputs: readonly Port[], value: unknown): string[] {
+  if (outputs.length === 0) return [];
+  const fits = (port: Port, v: unknown) => (v === undefined || v === null) && (port.optional || port.type === 'void') ? null : mismatch(port.type, v);
+  if (outputs.length === 1) {
+    const port = outputs[0]!;
+    if (port.type === 'void') return value === undefined ? [] : [`the output ${port.name} is void, but it returned ${show(value)}`];
+    const wrong = fits(port, value);
+    return wrong ? [`the output ${port.name} must be a ${port.type}, got ${wrong}`] : [];
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return [`the outputs (${outputs.map((p) => p.name).join(', ')}) must be an object with those keys, got ${show(value)}`];
+  }
+  const problems: string[] = [];
+  for (const port of outputs) {
+    if (port.type === 'void') continue;
+    const v = (value as Record<string, unknown>)[port.name];
+    if (v === undefined && !Object.hasOwn(value, port.name) && !port.optional) {
+      problems.push(`the key ${port.name} is missing: expected a ${port.type}`);
+      continue;
+    }
+    const wrong = fits(port, v);
+    if (wrong) problems.push(`${port.name} must be a ${port.type}, got ${wrong}`);
+  }
+  return problems;
+}

@@ -72,7 +72,8 @@ async function run(name: string, args: unknown[] = [], extra: Record<string, unk
     structuredContent: Omit<RunResult, 'text'>;
     isError?: boolean;
   };
-  assert.notEqual(result.isError, true, result.content[0]?.text);
+  // A run that threw or hit a limit is an error result with the same text; anything else is not.
+  assert.equal(result.isError === true, result.structuredContent?.ok === false, result.content[0]?.text);
   return { text: result.content[0]!.text, ...result.structuredContent };
 }
 
