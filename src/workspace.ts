@@ -35,6 +35,7 @@ import { UseLiteProvider } from './search/embeddings/useLite.js';
 import { SearchIndex } from './search/searchIndex.js';
 import { TextTree, type TextTreeOptions, type TextTreeView } from './textTree/textTree.js';
 import { silentLogger, type Logger } from './util/log.js';
+import { escapeRegExp } from './util/regexp.js';
 
 export interface WorkspaceOptions {
   log?: Logger;
@@ -197,9 +198,10 @@ export class AtomWorkspace {
    * dependencies must exist). Brings back a deleted atom too: without `version`, as it was last.
    * This is the undo for changes that bypassed the editor (MCP tools).
    */
-  async restore(name: string, version?: number): Promise<WriteOutcome<UpsertResult> & { from: AtomVersion }> {
+  async restore(name: string, version?: number): Promise<WriteOutcome<UpsertResult> & { from: AtomVersion; renamedTo?: string }> {
     await this.writable();
     const from = versionToRestore(this.store.history(name), name, this.store.has(name), version);
+    const renamedTo = this.renamedTo(name);
     let saved: Awaited<ReturnType<AtomWorkspace['save']>>;
     try {
       // As an upsert: atoms whose code calls it are linked to it again (the answer's notes say so).
@@ -210,7 +212,28 @@ export class AtomWorkspace {
       }
       throw err;
     }
-    return { from, result: saved.results[0]!, notes: saved.notes, build: await this.buildAfter(saved.changedSomething) };
+    return { from, renamedTo, result: saved.results[0]!, notes: saved.notes, build: await this.buildAfter(saved.changedSomething) };
+  }
+
+  /**
+   * The atom that a deleted `name` was renamed to, if that atom still exists (undefined otherwise, or
+   * while `name` is an atom). The store keeps no rename record: a rename deletes the old name and
+   * creates the new one in one change, so the new atom was created when the old one's deletion marker
+   * was written, and its first version is the old one's last code with the name rewritten.
+   */
+  renamedTo(name: string): string | undefined {
+    if (this.store.has(name)) return undefined;
+    const last = this.store.history(name)[0];
+    if (!last?.deleted) return undefined;
+    const at = Date.parse(last.updated_at);
+    for (const atom of this.store.all()) {
+      if (!(Math.abs(Date.parse(atom.created_at) - at) <= RENAME_WINDOW_MS)) continue;
+      const first = this.store.history(atom.name).at(-1);
+      try {
+        if (first && renameInCode(first.code, atom.name, name, true) === last.code) return atom.name;
+      } catch {}
+    }
+    return undefined;
   }
 
   /**
@@ -245,7 +268,11 @@ export class AtomWorkspace {
    * or when a rewritten atom would be refused (over 2 KB with the longer name, or declaring the
    * new name itself).
    */
-  async rename(name: string, newName: string): Promise<WriteOutcome<{ atom: Atom; from: Atom; callers: string[] }>> {
+  async rename(
+    name: string,
+    newName: string,
+    options: { rewriteDescriptions?: boolean } = {},
+  ): Promise<WriteOutcome<{ atom: Atom; from: Atom; callers: string[]; descriptions: string[] }>> {
     await this.writable();
     const { value, notes } = await this.store.change(
       (atoms) => {
@@ -266,21 +293,35 @@ export class AtomWorkspace {
           const dependencies = caller.dependencies.filter((d) => d !== name).concat(newName).sort();
           drafts.push({ ...draftOfAtom(caller), code: rewrite(caller, name, newName, false), dependencies });
         }
+        // Descriptions that name the old atom as a word: reported, or rewritten in this same change when asked.
+        const mentions = wordPattern(name);
+        const descriptions: string[] = [];
+        for (const a of atoms.all()) {
+          if (!a.description || !mentions.test(a.description)) continue;
+          const key = a.name === name ? newName : a.name;
+          descriptions.push(key);
+          if (!options.rewriteDescriptions) continue;
+          const description = a.description.replace(new RegExp(mentions.source, 'g'), newName);
+          const i = drafts.findIndex((d) => d.name === key);
+          if (i >= 0) drafts[i] = { ...drafts[i]!, description };
+          else drafts.push({ ...draftOfAtom(a), description });
+        }
         // Each rewritten atom checked on its own first, so a refusal names it.
         for (const d of drafts) {
           try {
             validateDraft(d);
           } catch (err) {
             if (!(err instanceof AtomError)) throw err;
-            throw new AtomError(err.code, `cannot rename "${name}" to "${newName}": ${d === renamed ? `the renamed atom` : `its caller ${d.name}`} would be refused: ${err.message}`);
+            const which = d.name === newName ? 'the renamed atom' : callers.has(d.name) ? `its caller ${d.name}` : `${d.name} (its description)`;
+            throw new AtomError(err.code, `cannot rename "${name}" to "${newName}": ${which} would be refused: ${err.message}`);
           }
         }
-        return { upserts: drafts, deletes: [name], was, from: atom, callers: [...callers].sort() };
+        return { upserts: drafts, deletes: [name], was, from: atom, callers: [...callers].sort(), descriptions: descriptions.sort() };
       },
       (plan, outcome) => {
         const notes = emptyNotes();
         this.noteBoot(notes, plan.was);
-        return { value: { atom: outcome.upserts[0]!.atom, from: plan.from, callers: plan.callers }, notes };
+        return { value: { atom: outcome.upserts[0]!.atom, from: plan.from, callers: plan.callers, descriptions: plan.descriptions }, notes };
       },
     );
     return { result: value, notes, build: await this.buildAfter(true) };
@@ -326,6 +367,14 @@ export class AtomWorkspace {
     this.builder.dispose();
     await this.store.close();
   }
+}
+
+/** How far apart a rename's deletion marker and its new atom's first version may be stamped (one change, a few ms). */
+const RENAME_WINDOW_MS = 5_000;
+
+/** `name` as a whole word (not part of a longer identifier). */
+function wordPattern(name: string): RegExp {
+  return new RegExp(`(?<![\\w$])${escapeRegExp(name)}(?![\\w$])`);
 }
 
 /**

@@ -263,3 +263,45 @@ test('a rename that a caller cannot take (over 2 KB, new name taken, declared in
     await s.close();
   }
 });
+
+test('a rename reports the descriptions that still name the old atom, and rewrites them in the same change when asked', async () => {
+  const s = await open();
+  try {
+    await ok(s, 'upsert_atom', util('draw_rect', 'function draw_rect() { return 1; }', { description: 'Draws a rectangle; draw_rect_outline is its twin' }));
+    await ok(s, 'upsert_atom', util('draw_scene', 'function draw_scene() { return draw_rect(); }', { description: 'Calls draw_rect for each cube' }));
+    await ok(s, 'upsert_atom', util('hud_note', 'function hud_note() { return 0; }', { description: 'Unlike draw_rect, draws text.' }));
+    const said = await ok(s, 'rename_atom', { name: 'draw_rect', new_name: 'fill_rect' });
+    assert.match(said, /^Descriptions that still name "draw_rect": draw_scene, hud_note\. Fix them with upsert_atoms \(or rename with rewrite_descriptions: true to rewrite them in the same change\)\.$/m);
+    assert.equal(s.workspace.atoms.get('hud_note')!.description, 'Unlike draw_rect, draws text.', 'reported, not changed');
+
+    const versions = s.workspace.atoms.get('hud_note')!.version;
+    const done = await ok(s, 'rename_atom', { name: 'fill_rect', new_name: 'paint_rect', rewrite_descriptions: true });
+    assert.doesNotMatch(done, /Descriptions/, 'no description names fill_rect');
+    await ok(s, 'upsert_atom', util('hud_note', 'function hud_note() { return 0; }', { description: 'Unlike paint_rect, draws text; paint_rects is another' }));
+    const rewritten = await ok(s, 'rename_atom', { name: 'paint_rect', new_name: 'box', rewrite_descriptions: true });
+    assert.match(rewritten, /^Descriptions rewritten to name "box": hud_note\.$/m);
+    assert.equal(s.workspace.atoms.get('hud_note')!.description, 'Unlike box, draws text; paint_rects is another', 'only the whole word');
+    assert.ok(s.workspace.atoms.get('hud_note')!.version > versions);
+  } finally {
+    await s.close();
+  }
+});
+
+test('restoring a name that was renamed away says so, and its history says where it went', async () => {
+  const s = await open();
+  try {
+    await ok(s, 'upsert_atom', util('old_name', 'function old_name(n) {\n  return n > 0 ? old_name(n - 1) : 0;\n}'));
+    await ok(s, 'upsert_atom', util('user_of', 'function user_of() { return old_name(2); }'));
+    await ok(s, 'rename_atom', { name: 'old_name', new_name: 'new_name' });
+    assert.match(await ok(s, 'atom_history', { operation: 'list', name: 'old_name' }), /^old_name: 2 versions \(deleted: renamed to "new_name"\)/);
+    const restored = await ok(s, 'atom_history', { operation: 'restore', name: 'old_name' });
+    assert.match(restored, /^Atom "old_name" restored from v1/);
+    assert.match(restored, /^"old_name" had been renamed to "new_name", which still exists \(its callers call it\): this brought back a second atom under the old name\. To undo the rename instead, delete_atom "old_name", then rename_atom "new_name" to "old_name"\.$/m);
+    // A plain delete and restore says nothing of a rename.
+    await ok(s, 'upsert_atom', util('plain', 'function plain() { return 1; }'));
+    await ok(s, 'delete_atom', { name: 'plain' });
+    assert.doesNotMatch(await ok(s, 'atom_history', { operation: 'restore', name: 'plain' }), /renamed/);
+  } finally {
+    await s.close();
+  }
+});

@@ -8,7 +8,7 @@ import { argumentProblems, returnProblems } from '../../sandbox/ports.js';
 import { runAtom as runInSandbox } from '../../sandbox/sandbox.js';
 import { describeStubs } from '../../sandbox/stubs.js';
 import { LIMITS, type RunOutcome } from '../../sandbox/types.js';
-import { atomName } from '../schemas.js';
+import { atomRef } from '../schemas.js';
 import { defineTool } from '../tool.js';
 
 const MiB = 1024 * 1024;
@@ -27,7 +27,7 @@ export const runAtom = defineTool({
     'Use it to test an atom with its dependencies in a QuickJS sandbox (time, memory limits): the value (checked against the outputs), ' +
     'console, time; a throw is an error result naming atom and line. args must match the inputs. document, window, localStorage are stubs.',
   input: {
-    name: atomName,
+    name: atomRef,
     args: z.array(z.unknown()).max(64).optional().describe('In call order'),
     check_args: z.boolean().optional().describe('false: run despite mismatched types'),
     state: z.record(z.string(), z.unknown()).optional().describe('{"game_state": {"score": 3}}: start with those in game_state.store'),
