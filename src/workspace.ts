@@ -13,6 +13,7 @@ import { AtomError } from './atoms/errors.js';
 import { draftOf, versionToRestore } from './atoms/history.js';
 import type { Atom, AtomDraft, AtomVersion } from './atoms/model.js';
 import { changed, planRename, planWrite } from './atoms/writePlan.js';
+import { renameInCode } from './atoms/calls.js';
 import {
   emptyNotes,
   removedFields,
@@ -182,9 +183,10 @@ export class AtomWorkspace {
    * dependencies must exist). Brings back a deleted atom too: without `version`, as it was last.
    * This is the undo for changes that bypassed the editor (MCP tools).
    */
-  async restore(name: string, version?: number): Promise<WriteOutcome<UpsertResult> & { from: AtomVersion }> {
+  async restore(name: string, version?: number): Promise<WriteOutcome<UpsertResult> & { from: AtomVersion; renamedTo?: string }> {
     await this.writable();
     const from = versionToRestore(this.store.history(name), name, this.store.has(name), version);
+    const renamedTo = this.renamedTo(name);
     let saved: Awaited<ReturnType<AtomWorkspace['save']>>;
     try {
       // As an upsert: atoms whose code calls it are linked to it again (the answer's notes say so).
@@ -195,7 +197,28 @@ export class AtomWorkspace {
       }
       throw err;
     }
-    return { from, result: saved.results[0]!, notes: saved.notes, build: await this.buildAfter(saved.changedSomething, saved.notes, [name]) };
+    return { from, renamedTo, result: saved.results[0]!, notes: saved.notes, build: await this.buildAfter(saved.changedSomething, saved.notes, [name]) };
+  }
+
+  /**
+   * The atom that a deleted `name` was renamed to, if that atom still exists (undefined otherwise, or
+   * while `name` is an atom). The store keeps no rename record: a rename deletes the old name and
+   * creates the new one in one change, so the new atom was created when the old one's deletion marker
+   * was written, and its first version is the old one's last code with the name rewritten.
+   */
+  renamedTo(name: string): string | undefined {
+    if (this.store.has(name)) return undefined;
+    const last = this.store.history(name)[0];
+    if (!last?.deleted) return undefined;
+    const at = Date.parse(last.updated_at);
+    for (const atom of this.store.all()) {
+      if (!(Math.abs(Date.parse(atom.created_at) - at) <= RENAME_WINDOW_MS)) continue;
+      const first = this.store.history(atom.name).at(-1);
+      try {
+        if (first && renameInCode(first.code, atom.name, name, true) === last.code) return atom.name;
+      } catch {}
+    }
+    return undefined;
   }
 
   /**
@@ -224,14 +247,18 @@ export class AtomWorkspace {
    * or when a rewritten atom would be refused (over 2 KB with the longer name, or declaring the
    * new name itself).
    */
-  async rename(name: string, newName: string): Promise<WriteOutcome<{ atom: Atom; from: Atom; callers: string[] }>> {
+  async rename(
+    name: string,
+    newName: string,
+    options: { rewriteDescriptions?: boolean } = {},
+  ): Promise<WriteOutcome<{ atom: Atom; from: Atom; callers: string[]; descriptions: string[] }>> {
     await this.writable();
     const { value, notes } = await this.store.change(
-      (atoms) => ({ ...planRename(atoms, name, newName), was: this.bootAtom() }),
+      (atoms) => ({ ...planRename(atoms, name, newName, options), was: this.bootAtom() }),
       (plan, outcome) => {
         const notes = emptyNotes();
         this.noteBoot(notes, plan.was);
-        return { value: { atom: outcome.upserts[0]!.atom, from: plan.from, callers: plan.callers }, notes };
+        return { value: { atom: outcome.upserts[0]!.atom, from: plan.from, callers: plan.callers, descriptions: plan.descriptions }, notes };
       },
     );
     return { result: value, notes, build: await this.buildAfter(true, notes, [value.atom.name, ...value.callers]) };
@@ -285,6 +312,9 @@ export class AtomWorkspace {
     await this.store.close();
   }
 }
+
+/** How far apart a rename's deletion marker and its new atom's first version may be stamped (one change, a few ms). */
+const RENAME_WINDOW_MS = 5_000;
 
 /**
  * Whether a change may move the boot atom: a core atom added, removed or changed in type, a

@@ -66,25 +66,37 @@ function kind(value: unknown): string {
  * an object holding each by its name.
  */
 export function returnProblem(outputs: readonly Port[], value: unknown): string | null {
-  const real = outputs.filter((o) => o.type !== 'void');
-  if (real.length === 0) return value === undefined || value === null ? null : `it declares no output but returned ${show(value)}`;
-  if (real.length === 1) {
-    const port = real[0]!;
-    if ((value === undefined || value === null) && port.optional) return null;
-    const wrong = mismatch(port.type, value);
-    return wrong ? `output ${port.name} must be a ${port.type}, got ${wrong}` : null;
+  // An example of an atom without outputs returns nothing: null, as JSON writes it.
+  if (outputs.every((o) => o.type === 'void')) return value === undefined || value === null ? null : `it declares no output but returned ${show(value)}`;
+  return returnProblems(outputs, value)[0] ?? null;
+}
+
+/**
+ * How a run's return value fails the atom's declared `outputs`, one sentence each; empty when it fits or
+ * when no outputs are declared. One output: the value itself; several: an object with those keys.
+ */
+export function returnProblems(outputs: readonly Port[], value: unknown): string[] {
+  if (outputs.length === 0) return [];
+  const fits = (port: Port, v: unknown) => (v === undefined || v === null) && (port.optional || port.type === 'void') ? null : mismatch(port.type, v);
+  if (outputs.length === 1) {
+    const port = outputs[0]!;
+    if (port.type === 'void') return value === undefined ? [] : [`the output ${port.name} is void, but it returned ${show(value)}`];
+    const wrong = fits(port, value);
+    return wrong ? [`the output ${port.name} must be a ${port.type}, got ${wrong}`] : [];
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return `it declares outputs ${real.map((o) => o.name).join(', ')}, so it returns an object with them; got ${show(value)}`;
+    return [`the outputs (${outputs.map((p) => p.name).join(', ')}) must be an object with those keys, got ${show(value)}`];
   }
-  const record = value as Record<string, unknown>;
-  for (const port of real) {
-    if (!(port.name in record) || record[port.name] === undefined) {
-      if (port.optional) continue;
-      return `output ${port.name} is missing from the returned object`;
+  const problems: string[] = [];
+  for (const port of outputs) {
+    if (port.type === 'void') continue;
+    const v = (value as Record<string, unknown>)[port.name];
+    if (v === undefined && !Object.hasOwn(value, port.name) && !port.optional) {
+      problems.push(`the key ${port.name} is missing: expected a ${port.type}`);
+      continue;
     }
-    const wrong = mismatch(port.type, record[port.name]);
-    if (wrong) return `output ${port.name} must be a ${port.type}, got ${wrong}`;
+    const wrong = fits(port, v);
+    if (wrong) problems.push(`${port.name} must be a ${port.type}, got ${wrong}`);
   }
-  return null;
+  return problems;
 }

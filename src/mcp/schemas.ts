@@ -4,6 +4,8 @@ import { ATOM_TYPES, MAX_CODE_BYTES, MAX_NAME_LENGTH, PORT_TYPES } from '../atom
 
 /** Loose on purpose: the domain checks the pattern and says what a good name looks like. */
 export const atomName = z.string().max(MAX_NAME_LENGTH * 4).describe('snake_case atom name');
+/** An atom's name where the tool or field already says it is one: listed without a description (tools/list stays small). */
+export const atomRef = z.string().max(MAX_NAME_LENGTH * 4);
 
 export const atomType = z.enum(ATOM_TYPES);
 
@@ -28,7 +30,7 @@ export const atomDraft = {
   type: atomType.describe('core: entry points; feature: mechanics; util: helpers; test: scenario (never bundled)'),
   inputs: z.array(port).max(64).optional().describe('Parameters in call order; optional: true if callers may omit one'),
   outputs: z.array(port).max(64).optional().describe('Return values'),
-  dependencies: z.array(atomName).max(128).optional().describe('Atoms this code calls'),
+  dependencies: z.array(atomRef).max(128).optional().describe('Atoms this code calls'),
   description: z.string().max(8192).optional().describe('What it does (search reads it)'),
   examples: z
     .array(z.object({ args: z.array(z.unknown()).max(64), returns: z.unknown().optional(), throws: z.string().max(1024).optional() }).strict())

@@ -3,6 +3,7 @@
  * contract's error shape. Every transport (HTTP session, stdio) gets its own instance over the
  * same workspace; `SessionRegistry` lets the host notify all of them.
  */
+import { bundleLine, bundleOf } from './tools/getStatus.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -37,6 +38,7 @@ Also: semantic_search when you do not know a name; rename_atom to rename one and
 /** The live sessions of one server process, so a change can be announced to all of them. */
 export class SessionRegistry {
   private readonly servers = new Set<Server>();
+  private readonly liveness = new WeakMap<Server, () => boolean>();
 
   add(server: Server): void {
     this.servers.add(server);
@@ -48,6 +50,21 @@ export class SessionRegistry {
 
   get size(): number {
     return this.servers.size;
+  }
+
+  /**
+   * Says how to tell whether `server`'s client is still there (the HTTP host: a stream open or a recent
+   * request); without it, a registered session counts as connected until it closes.
+   */
+  setLiveness(server: Server, isLive: () => boolean): void {
+    this.liveness.set(server, isLive);
+  }
+
+  /** The sessions whose client is still there: what get_status counts as connected clients. */
+  connected(): number {
+    let n = 0;
+    for (const server of this.servers) if (this.liveness.get(server)?.() ?? true) n++;
+    return n;
   }
 
   /** Calls `send` for every connected session; a session that has gone away is skipped. */
@@ -85,7 +102,9 @@ export function createMcpServer({ workspace, log, sessions, tools = allTools }: 
     throw err instanceof AtomError ? err : new AtomError('storage', `The workspace could not be opened: ${err.message}`);
   });
   opening.catch(() => {});
-  const contextOf = (ws: AtomWorkspace): ToolContext => ({ workspace: ws, connectedClients: () => sessions.size, serverVersion: VERSION });
+  const contextOf = (ws: AtomWorkspace): ToolContext => ({ workspace: ws, connectedClients: () => sessions.connected(), serverVersion: VERSION });
+  /** Whether this session's answers have said where the bundle is written (the first write's answer does). */
+  let bundleTold = false;
   let level: LoggingLevel = 'info';
   /**
    * The writes this session asked for, in the order they arrived. A client may send its next
@@ -107,7 +126,15 @@ export function createMcpServer({ workspace, log, sessions, tools = allTools }: 
     try {
       const args = parseArguments(tool, raw);
       const earlier = writes;
-      const running = earlier.then(async () => tool.run(args, contextOf(await opening)));
+      const running = earlier.then(async () => {
+        const ws = await opening;
+        const out = await tool.run(args, contextOf(ws));
+        // The first write of a session says where latest.js goes, so an agent need not guess or search for it.
+        if (tool.annotations.readOnlyHint || bundleTold || (typeof out !== 'string' && out.isError)) return out;
+        bundleTold = true;
+        const line = bundleLine(bundleOf(ws));
+        return typeof out === 'string' ? `${out}\n${line}` : { ...out, text: `${out.text}\n${line}` };
+      });
       if (!tool.annotations.readOnlyHint) writes = running.catch(() => {});
       const output = await running;
       log.debug(`tool ${name} ok in ${(performance.now() - started).toFixed(1)} ms`);

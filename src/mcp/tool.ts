@@ -26,7 +26,7 @@ export interface ToolContext {
 export interface ToolOutput {
   text: string;
   structured?: Record<string, unknown>;
-  /** The answer reports a failure the caller must act on (a check that failed): `isError: true`. */
+  /** The answer is an error result (`isError: true`) with this text as it is, not a refusal: run_atom's thrown run, a failed check. */
   isError?: boolean;
 }
 
@@ -79,8 +79,15 @@ function lean(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === 'maxLength' || key === 'maxItems') continue;
+    // What JSON Schema assumes anyway: any item, any further property, string keys, no upper bound on an integer.
+    if ((key === 'items' || key === 'additionalProperties') && isEmptyObject(value)) continue;
+    if (key === 'propertyNames' && isEmptyObject({ ...(value as object), type: undefined }) && (value as { type?: unknown }).type === 'string') continue;
+    if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
     out[key] = lean(value);
   }
   return out;
 }
 
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => v === undefined);
+}

@@ -1,6 +1,6 @@
 import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { connect } from 'node:net';
@@ -108,10 +108,11 @@ test('the contract tools are listed with titles, descriptions and true annotatio
 test('upsert_atom saves with the contract output and rebuilds latest.js', async () => {
   const r = await call(client, 'upsert_atom', { ...physicsConfig });
   assert.equal(r.isError, false);
-  assert.equal(
-    r.text,
+  // The contract's answer, then (only in a session's first write) where the bundle is written.
+  assert.deepEqual(r.text.split('\n'), [
     'Atom "physics_config" saved (util). Signature: () => { gravity: number, jump_force: number, max_speed: number }. Dependencies: []. Rebuild triggered.',
-  );
+    `Bundle: ${join(realpathSync(workspace), '.atomic', 'latest.js')} (rewritten after every change).`,
+  ]);
   const jump = await call(client, 'upsert_atom', { ...playerJump });
   assert.equal(
     jump.text,

@@ -40,16 +40,16 @@ test('examples are held to the ports: arguments, the returned value, one of retu
   const outputs = [{ name: 'label', type: 'string' as const }];
   assert.deepEqual(checkExamples('f', [{ args: [1], returns: 'one' }], inputs, outputs), [{ args: [1], returns: 'one' }]);
   assert.throws(() => checkExamples('f', [{ args: ['1'], returns: 'one' }], inputs, outputs), /examples\[0\] does not fit f's inputs/);
-  assert.throws(() => checkExamples('f', [{ args: [1], returns: 1 }], inputs, outputs), /examples\[0\]\.returns does not fit f's outputs: output label must be a string/);
+  assert.throws(() => checkExamples('f', [{ args: [1], returns: 1 }], inputs, outputs), /examples\[0\]\.returns does not fit f's outputs: the output label must be a string/);
   assert.throws(() => checkExamples('f', [{ args: [1], returns: 'a', throws: 'b' }], inputs, outputs), /both returns and throws/);
   assert.throws(() => checkExamples('f', [{ args: [1] }], inputs, outputs), /needs returns/);
   assert.throws(() => checkExamples('f', [{ args: [1], returns: 'a', extra: 1 }], inputs, outputs), /unknown field "extra"/);
 });
 
 test('a returned value is held to the outputs: one value, an object of several, nothing for none', () => {
-  assert.equal(returnProblem([{ name: 'x', type: 'number' }], 'Score: undefined'), 'output x must be a number, got "Score: undefined" (a string)');
+  assert.equal(returnProblem([{ name: 'x', type: 'number' }], 'Score: undefined'), 'the output x must be a number, got "Score: undefined" (a string)');
   assert.equal(returnProblem([{ name: 'a', type: 'number' }, { name: 'b', type: 'string' }], { a: 1, b: 'x' }), null);
-  assert.match(returnProblem([{ name: 'a', type: 'number' }, { name: 'b', type: 'string' }], { a: 1 })!, /output b is missing/);
+  assert.match(returnProblem([{ name: 'a', type: 'number' }, { name: 'b', type: 'string' }], { a: 1 })!, /the key b is missing/);
   assert.equal(returnProblem([], undefined), null);
   assert.match(returnProblem([], 3)!, /declares no output but returned 3/);
 });

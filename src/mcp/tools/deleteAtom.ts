@@ -1,6 +1,6 @@
 import { writeNoteLines } from '../../atoms/writeChecks.js';
 import { defineTool } from '../tool.js';
-import { atomName } from '../schemas.js';
+import { atomRef } from '../schemas.js';
 import { rebuildNote } from './upsertAtom.js';
 
 export const deleteAtom = defineTool({
@@ -8,7 +8,7 @@ export const deleteAtom = defineTool({
   title: 'Delete an atom',
   description:
     'Deletes an atom when nothing uses it: refused while any atom depends on it or calls it (listed). atom_history can restore it.',
-  input: { name: atomName },
+  input: { name: atomRef },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run({ name }, { workspace }) {
     const { build, notes } = await workspace.delete(name);

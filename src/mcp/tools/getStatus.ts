@@ -29,6 +29,8 @@ export interface WorkspaceStatus {
   distrusted_at_open: string[];
   /** The examples and test atoms as they last ran (verify/); `failing` names each failure. */
   checks: { examples: number; tests: number; pending: number; failing: { atom: string; kind: 'example' | 'test'; message: string }[] };
+  /** Where latest.js is written (its real path), or why it is not (a path outside the folder): one of the two is null. */
+  bundle: { path: string | null; problem: string | null };
   /** The atoms as files for git (textTree/), and the files not taken with the reason; null when off. */
   text_tree: { folder: string; files: number; problems: { file: string; reason: string }[] } | null;
 }
@@ -82,6 +84,7 @@ export function workspaceStatus(workspace: AtomWorkspace, version: string, conne
     server: { version, connected_clients: connectedClients },
     // Kept by the workspace between changes that cannot move it, so this stays cheap.
     boot_atom: workspace.bootAtom(),
+    bundle: bundleOf(workspace),
     refused_at_open: { atoms: store.openReport.refused, removed: store.openReport.removed },
     distrusted_at_open: [...store.distrusted],
     checks: checksOf(workspace),
@@ -121,6 +124,7 @@ export function formatStatus(s: WorkspaceStatus): string {
     `Atoms: ${s.atoms.total} (${types}); dependency edges: ${s.edges}.`,
     `Database: ${formatBytes(s.database.bytes)} snapshot + ${formatBytes(s.database.journal_bytes)} journal.`,
     build,
+    bundleLine(s.bundle),
     search,
     ...modelLines(e.model_process),
     `Server: version ${s.server.version}, ${s.server.connected_clients} client${s.server.connected_clients === 1 ? '' : 's'} connected.`,
@@ -130,6 +134,20 @@ export function formatStatus(s: WorkspaceStatus): string {
     ...checkStatusLines(s.checks),
     ...textTreeLines(s.text_tree),
   ].join('\n');
+}
+
+/** Where the workspace's bundle goes, or why it goes nowhere. */
+export function bundleOf(workspace: AtomWorkspace): WorkspaceStatus['bundle'] {
+  try {
+    return { path: workspace.builder.checkOutputPath(), problem: null };
+  } catch (err) {
+    return { path: null, problem: (err as Error).message };
+  }
+}
+
+/** `Bundle: /work/game/.atomic/latest.js (rewritten after every change).`, in get_status and a session's first write. */
+export function bundleLine(bundle: WorkspaceStatus['bundle']): string {
+  return bundle.path !== null ? `Bundle: ${bundle.path} (rewritten after every change).` : `Bundle: not written: ${bundle.problem}`;
 }
 
 /** Names are quoted as JSON: a refused name may hold a line break, and must not start a line here. */

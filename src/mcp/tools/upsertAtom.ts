@@ -10,7 +10,7 @@ export const upsertAtom = defineTool({
   title: 'Create or update an atom',
   description:
     'Creates an atom or replaces the one of that name (omitted fields are cleared and named in the answer). ' +
-    'Atoms the code calls are its dependencies: they must exist, no cycles; undeclared calls are added. ' +
+    'A name the code uses must be a local, a browser global or an atom (a dependency, added if undeclared); no cycles. ' +
     `Rebuilds latest.js, which boots ${BOOT_RULE}. Use upsert_atoms for several.`,
   input: atomDraft,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
