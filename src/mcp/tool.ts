@@ -62,7 +62,8 @@ export function describeTool(tool: ToolDefinition) {
     title: tool.title,
     description: tool.description,
     inputSchema: lean(schema) as { type: 'object'; [key: string]: unknown },
-    annotations: tool.annotations,
+    // destructiveHint and idempotentHint mean something only for a tool that writes (MCP's ToolAnnotations): left out for readers.
+    annotations: tool.annotations.readOnlyHint ? { readOnlyHint: true, openWorldHint: tool.annotations.openWorldHint } : tool.annotations,
     icons: toolIcons(tool.name),
     ...(app ? { _meta: app } : {}),
   };

@@ -14,8 +14,8 @@ export const atomHistory = defineTool({
   name: 'atom_history',
   title: 'Atom history and undo',
   description:
-    'The undo: list the versions of name (newest first), show one, restore one as a new version (validated like upsert_atom), ' +
-    'or list deleted atoms. Use restore to bring back a deleted atom.',
+    'The undo: list the versions of name (newest first), show one, restore one as a new version, ' +
+    'or list deleted atoms.',
   input: {
     operation: z.enum(OPERATIONS),
     name: atomRef.optional(),

@@ -24,7 +24,7 @@ export const runAtom = defineTool({
   name: 'run_atom',
   title: 'Run an atom in a sandbox',
   description:
-    'Use it to test an atom with its dependencies in a QuickJS sandbox (time, memory limits): the value (checked against the outputs), ' +
+    'Use it to test an atom with its dependencies in a QuickJS sandbox: the value (checked against the outputs), ' +
     'console, time; a throw is an error result naming atom and line. args must match the inputs. document, window, localStorage are stubs.',
   input: {
     name: atomRef,

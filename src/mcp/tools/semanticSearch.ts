@@ -8,8 +8,8 @@ export const semanticSearch = defineTool({
   name: 'semantic_search',
   title: 'Find atoms by meaning',
   description:
-    'Use it when you do not know a name: finds atoms by what they do ("make the character go up"), a name or a code word ' +
-    '("Math.hypot"), or a fragment of code as written ("redo.length = 0"), offline. Best first, each with [similarity]: the ranking score, 0 to 1 (1: the atom named). ' +
+    'Finds atoms by what they do ("make the character go up"), a name or a code word ' +
+    '("Math.hypot"), or a fragment of code as written ("redo.length = 0"), offline. Best first, with [similarity] 0 to 1 (1: the atom named). ' +
     '"X, not Y" rules out a sibling.',
   input: {
     query: z.string().trim().min(1).max(1000).describe('What it does, a name, a code word, or a fragment of code'),

@@ -1,17 +1,15 @@
 import { z } from 'zod';
 import { checkLines } from '../../atoms/checks.js';
 import { errors } from '../../atoms/errors.js';
-import { atomName } from '../schemas.js';
+import { atomRef } from '../schemas.js';
 import { defineTool } from '../tool.js';
 
 export const testAtoms = defineTool({
   name: 'test_atoms',
   title: 'Run examples and test atoms',
-  description:
-    "Runs the examples and test atoms (type test) of the named atoms and of everything that depends on them, or all; " +
-    'says which failed and why (isError when any did). Writes run them too.',
+  description: 'Runs the examples and test atoms reaching the named atoms (default: all); isError when any fails.',
   input: {
-    names: z.array(atomName).max(64).optional().describe('Default: every check'),
+    names: z.array(atomRef).max(64).optional(),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ names }, { workspace }) {
