@@ -42,6 +42,9 @@ export class AtomChecksView implements vscode.Disposable {
   private readonly resultsChanged = new vscode.EventEmitter<readonly string[]>();
   /** Fired after the results of these atoms changed and the diagnostics show them (the tree refreshes). */
   readonly onDidChangeResults = this.resultsChanged.event;
+  private readonly runs = new vscode.EventEmitter<{ name: string; passed: string[]; failed: string[] }>();
+  /** Fired as a test run ends, with the ids of the items it marked passed and failed (for tests and logs). */
+  readonly onDidEndRun = this.runs.event;
   private readonly subscriptions: vscode.Disposable[] = [];
   private verificationSubscription: { dispose(): void } | undefined;
   /** The uri each atom's diagnostics were set on, so they can be cleared when the atom goes. */
@@ -60,6 +63,7 @@ export class AtomChecksView implements vscode.Disposable {
       this.controller,
       this.diagnostics,
       this.resultsChanged,
+      this.runs,
       lifecycle.onDidChangeState(() => this.follow()),
       lifecycle.onDidChangeAtoms(() => this.sync()),
     );
@@ -191,11 +195,13 @@ export class AtomChecksView implements vscode.Disposable {
     const items = uniqueItems(results.map((r) => this.controller.items.get(r.atom)));
     if (items.length === 0) return;
     const run = this.controller.createTestRun(new vscode.TestRunRequest(items), name, true);
-    this.record(run, results);
+    const outcome = this.record(run, results);
     run.end();
+    this.runs.fire({ name, ...outcome });
   }
 
-  private record(run: vscode.TestRun, results: readonly CheckResult[]): void {
+  private record(run: vscode.TestRun, results: readonly CheckResult[]): { passed: string[]; failed: string[] } {
+    const outcome = { passed: [] as string[], failed: [] as string[] };
     const byAtom = new Map<string, CheckResult[]>();
     for (const r of results) byAtom.set(r.atom, [...(byAtom.get(r.atom) ?? []), r]);
     for (const [atom, of] of byAtom) {
@@ -205,11 +211,13 @@ export class AtomChecksView implements vscode.Disposable {
         if (!item) continue;
         if (r.ok) {
           run.passed(item, r.ms);
+          outcome.passed.push(item.id);
           continue;
         }
         const message = new vscode.TestMessage(r.message ?? `${r.label} failed`);
         message.location = this.failedInOtherAtom(r) ?? this.locationOf(r, lines);
         run.failed(item, message, r.ms);
+        outcome.failed.push(item.id);
       }
       // An atom with examples: its own item sums its children.
       const parent = this.controller.items.get(atom);
@@ -219,12 +227,14 @@ export class AtomChecksView implements vscode.Disposable {
         else run.failed(parent, new vscode.TestMessage(of.filter((r) => !r.ok).map((r) => r.message).join('\n')), ms);
       }
     }
+    return outcome;
   }
 
   /** Run (Test Explorer, gutter, testing.runAll): the runner runs the atoms now; their results are reported. */
   private async runRequest(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
     const verification = this.workspace?.verification;
     const run = this.controller.createTestRun(request, 'Atom checks', true);
+    let outcome = { passed: [] as string[], failed: [] as string[] };
     this.requested++;
     try {
       if (!verification) {
@@ -241,12 +251,13 @@ export class AtomChecksView implements vscode.Disposable {
       if (token.isCancellationRequested || names.length === 0) return;
       // A chosen example runs with its atom's others (one quick sandbox call each), and the checks of the
       // atoms that depend on the chosen ones run too: all are results of this run, all are shown.
-      this.record(run, await verification.run(names));
+      outcome = this.record(run, await verification.run(names));
     } catch (err) {
       run.appendOutput(`The checks could not run: ${(err as Error).message}\r\n`);
     } finally {
       this.requested--;
       run.end();
+      this.runs.fire({ name: 'Atom checks', ...outcome });
     }
   }
 
