@@ -5,9 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { ATOM_TYPES, type Atom, type AtomType } from '../atoms/model.js';
-import type { CheckResult } from '../atoms/checks.js';
+import { checksVerdict, type CheckResult } from '../atoms/checks.js';
 import { formatSignature } from '../atoms/signature.js';
-import { checksSummary } from './checksTests.js';
 import { atomUri } from './atomFileSystem.js';
 import { Commands } from './commandIds.js';
 
@@ -102,7 +101,7 @@ export class AtomTreeProvider implements vscode.TreeDataProvider<AtomNode> {
     item.tooltip = tooltip;
     // A failing check is never silent: a red icon and the count before the signature, the messages in the tooltip.
     const results = this.current.checks?.(node.name) ?? [];
-    const summary = checksSummary(results);
+    const summary = checksVerdict(results);
     if (summary) {
       item.description = summary.ok ? `${item.description}  ${summary.text}` : `${summary.text} \u00b7 ${item.description}`;
       if (!summary.ok) item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed'));
