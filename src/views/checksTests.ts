@@ -17,6 +17,7 @@ import { hasChecks, type CheckResult } from '../atoms/checks.js';
 import { formatExample } from '../atoms/examples.js';
 import type { Atom } from '../atoms/model.js';
 import type { WorkspaceLifecycle } from '../lifecycle.js';
+import type { StoreChange } from '../store/reader.js';
 import type { AtomWorkspace } from '../workspace.js';
 import { atomUri } from './atomFileSystem.js';
 
@@ -54,7 +55,7 @@ export class AtomChecksView implements vscode.Disposable {
       this.resultsChanged,
       this.runs,
       lifecycle.onDidChangeState(() => this.follow()),
-      lifecycle.onDidChangeAtoms(() => this.sync()),
+      lifecycle.onDidChangeAtoms((change) => this.follows(change)),
     );
     this.follow();
   }
@@ -77,6 +78,19 @@ export class AtomChecksView implements vscode.Disposable {
   uriOf(name: string): vscode.Uri {
     const tree = this.workspace?.textTree;
     return tree ? vscode.Uri.file(join(tree.folderPath, `${name}.js`)) : atomUri(name);
+  }
+
+  /** One atom changed: only its item (a reload, or an unknown change, syncs them all). */
+  private follows(change: StoreChange): void {
+    if (change.kind === 'reload' || !this.workspace) return this.sync();
+    const name = change.atom.name;
+    const atom = this.workspace.atoms.get(name);
+    if (atom && hasChecks(atom)) {
+      this.syncItem(atom);
+      return;
+    }
+    this.controller.items.delete(name);
+    if (this.diagnosed.has(name)) this.showResults([name], false);
   }
 
   /** The items follow the store: one per atom with checks, children per example. */
