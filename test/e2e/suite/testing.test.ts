@@ -130,7 +130,10 @@ describe('Atom checks in the Test Explorer, the Problems panel and the tree', fu
     });
     assert.match(String(item.description), /^✗ 1 of 3 examples failing · \(value: number, min: number, max: number\) => number$/);
     assert.equal((item.iconPath as vscode.ThemeIcon).id, 'error');
-    assert.match((item.tooltip as vscode.MarkdownString).value, /returned 2, expected 5/);
+    // The tooltip's Markdown escapes text: spaces as &nbsp;, parentheses with a backslash.
+    const tooltip = (item.tooltip as vscode.MarkdownString).value.replace(/&nbsp;/g, ' ').replace(/\\/g, '');
+    assert.match(tooltip, /Checks:\*\* ✗ 1 of 3 examples failing/);
+    assert.match(tooltip, /✗ checks_clamp\(2, 0, 3\) returned 2, expected 5/);
     assert.match(String(treeItemOf(api, scenario.name).description), /✗ test failing/);
   });
 
