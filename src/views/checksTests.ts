@@ -227,7 +227,8 @@ export class AtomChecksView implements vscode.Disposable {
       if (parent && of[0]!.kind === 'example') {
         const ms = of.reduce((sum, r) => sum + r.ms, 0);
         if (of.every((r) => r.ok)) run.passed(parent, ms);
-        else run.failed(parent, new vscode.TestMessage(of.filter((r) => !r.ok).map((r) => r.message).join('\n')), ms);
+        // No message of its own: the failing example's is at its @example line; one here would repeat it at the function line.
+        else run.failed(parent, [], ms);
       }
     }
     return outcome;
