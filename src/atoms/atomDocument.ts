@@ -248,3 +248,24 @@ export function sameAtom(atom: Atom, draft: AtomDraft): boolean {
     sameExamples(atom.examples, draft.examples)
   );
 }
+
+/** Where things are in an atom's document (the `atom:` editor and the text tree's file), as 0-based lines. */
+export interface AtomDocumentLines {
+  /** The line the code starts on: an atom-code line N (1-based, as the sandbox reports it) is document line `codeStart + N - 1`. */
+  codeStart: number;
+  /** The `function <name>` line (the code's first line when it has none). */
+  functionLine: number;
+  /** Each `@example` line, in the examples' order. */
+  exampleLines: number[];
+}
+
+/** The lines of `formatAtomDocument(atom)` a test, a diagnostic or a gutter icon points at. */
+export function atomDocumentLines(atom: Pick<Atom, 'name' | 'type' | 'code' | 'inputs' | 'outputs' | 'dependencies' | 'description' | 'examples'>): AtomDocumentLines {
+  const lines = formatAtomDocument(atom).split('\n');
+  const codeStart = lines.length - atom.code.split('\n').length;
+  const exampleLines: number[] = [];
+  for (let i = 0; i < codeStart; i++) if (lines[i]!.startsWith(' * @example ')) exampleLines.push(i);
+  const declaration = new RegExp(`\\bfunction\\s*\\*?\\s*${atom.name}\\s*\\(`);
+  const found = lines.findIndex((line, i) => i >= codeStart && declaration.test(line));
+  return { codeStart, functionLine: found >= 0 ? found : codeStart, exampleLines };
+}

@@ -107,3 +107,14 @@ export function checkLines(results: readonly CheckResult[], listed = 5): string[
   }
   return lines;
 }
+
+/** A sentence for the tree: `✗ 1 of 3 examples failing`, `✓ 3 examples`, `✓ test passed`; undefined without results. */
+export function checksVerdict(results: readonly CheckResult[]): { ok: boolean; text: string } | undefined {
+  if (results.length === 0) return undefined;
+  const failed = results.filter((r) => !r.ok).length;
+  if (results[0]!.kind === 'test') return failed ? { ok: false, text: '✗ test failing' } : { ok: true, text: '✓ test passed' };
+  const n = results.length;
+  const noun = n === 1 ? 'example' : 'examples';
+  if (failed === 0) return { ok: true, text: `✓ ${n} ${noun}` };
+  return { ok: false, text: failed === n ? `✗ ${n === 1 ? '1 example' : `all ${n} examples`} failing` : `✗ ${failed} of ${n} examples failing` };
+}

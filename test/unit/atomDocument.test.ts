@@ -240,3 +240,26 @@ it('examples round-trip as @example lines, JSON on each side, whatever their str
   assert.deepEqual(parseAtomDocument('math_clamp', text).draft.examples, atom.examples);
   assert.throws(() => parseAtomDocument('math_clamp', text.replace('=> 3', '=> three')), /what follows them are not JSON values/);
 });
+
+describe('atom document lines (where checks point)', () => {
+  it('finds the code start, the function line and each @example line', async () => {
+    const { atomDocumentLines } = await import('../../src/atoms/atomDocument.js');
+    const atom = {
+      name: 'math_clamp',
+      type: 'util' as const,
+      description: 'Clamps a value.\nSecond line.',
+      inputs: [{ name: 'v', type: 'number' as const }, { name: 'lo', type: 'number' as const }, { name: 'hi', type: 'number' as const }],
+      outputs: [{ name: 'r', type: 'number' as const }],
+      dependencies: [],
+      examples: [{ args: [5, 0, 3], returns: 3 }, { args: [-1, 0, 3], returns: 0 }],
+      code: '// clamps\nfunction math_clamp(v, lo, hi) {\n  return Math.min(hi, Math.max(lo, v));\n}',
+    };
+    const doc = formatAtomDocument(atom).split('\n');
+    const lines = atomDocumentLines(atom);
+    assert.equal(doc[lines.codeStart], '// clamps');
+    assert.equal(lines.functionLine, lines.codeStart + 1);
+    assert.deepEqual(lines.exampleLines.map((l) => doc[l]), [' * @example math_clamp(5, 0, 3) => 3', ' * @example math_clamp(-1, 0, 3) => 0']);
+    // atom-code line 3 (1-based) is the return statement
+    assert.equal(doc[lines.codeStart + 3 - 1], '  return Math.min(hi, Math.max(lo, v));');
+  });
+});

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { atomsToCheck, checkLines, judgeExample, judgeTest } from '../../src/atoms/checks.js';
+import { atomsToCheck, checkLines, checksVerdict, judgeExample, judgeTest } from '../../src/atoms/checks.js';
 import { checkExamples, sameJson } from '../../src/atoms/examples.js';
 import type { Atom } from '../../src/atoms/model.js';
 import { returnProblem } from '../../src/atoms/ports.js';
@@ -52,4 +52,15 @@ test('a returned value is held to the outputs: one value, an object of several, 
   assert.match(returnProblem([{ name: 'a', type: 'number' }, { name: 'b', type: 'string' }], { a: 1 })!, /the key b is missing/);
   assert.equal(returnProblem([], undefined), null);
   assert.match(returnProblem([], 3)!, /declares no output but returned 3/);
+});
+
+test("the tree's verdict counts failing examples, or says the test failed", () => {
+  const ex = (index: number, ok: boolean) => ({ atom: 'a', kind: 'example' as const, index, label: `example ${index + 1}`, ok, ms: 1 });
+  assert.equal(checksVerdict([]), undefined);
+  assert.deepEqual(checksVerdict([ex(0, true), ex(1, true), ex(2, true)]), { ok: true, text: '✓ 3 examples' });
+  assert.deepEqual(checksVerdict([ex(0, true)]), { ok: true, text: '✓ 1 example' });
+  assert.deepEqual(checksVerdict([ex(0, true), ex(1, true), ex(2, false)]), { ok: false, text: '✗ 1 of 3 examples failing' });
+  assert.deepEqual(checksVerdict([ex(0, false), ex(1, false)]), { ok: false, text: '✗ all 2 examples failing' });
+  assert.deepEqual(checksVerdict([ex(0, false)]), { ok: false, text: '✗ 1 example failing' });
+  assert.deepEqual(checksVerdict([{ atom: 't', kind: 'test', index: 0, label: 't', ok: false, ms: 1 }]), { ok: false, text: '✗ test failing' });
 });
