@@ -14,10 +14,14 @@ import { draftOf, versionToRestore } from './atoms/history.js';
 import type { Atom, AtomDraft, AtomVersion } from './atoms/model.js';
 import { changed, planRename, planWrite } from './atoms/writePlan.js';
 import { renameInCode } from './atoms/calls.js';
+import { returnTypeWarning } from './atoms/returns.js';
 import {
   emptyNotes,
   removedFields,
   signatureWarning,
+  breakingChanges,
+  bootInputsWarning,
+  type AtomNotes,
   type WriteNotes,
 } from './atoms/writeChecks.js';
 import { Builder } from './bundle/builder.js';
@@ -161,14 +165,19 @@ export class AtomWorkspace {
       (atoms) => ({ ...planWrite(atoms, { mode: 'save', drafts }), was: this.bootAtom() }),
       (plan, outcome) => {
         const results = outcome.upserts.slice(0, drafts.length);
+        // Callers changed in the same write are being fixed: only the others are named.
+        const names = new Set(outcome.upserts.map((u) => u.atom.name));
         const notes = emptyNotes();
         results.forEach((r, i) => {
-          const n = {
+          const breaking = r.previous && changed(r) ? breakingChanges(r.previous, r.atom) : [];
+          const n: AtomNotes = {
             dependenciesAdded: plan.added[i]!,
             removed: r.previous && changed(r) ? removedFields(r.previous, r.atom) : [],
             signatureWarning: signatureWarning(r.atom.code, r.atom.inputs),
+            returnWarning: changed(r) ? returnTypeWarning(r.atom.code, r.atom.outputs) : undefined,
+            ...(breaking.length > 0 ? { breaking: { changes: breaking, callers: this.store.dependents(r.atom.name).filter((c) => !names.has(c)) } } : {}),
           };
-          if (n.dependenciesAdded.length > 0 || n.removed.length > 0 || n.signatureWarning) notes.atoms.set(r.atom.name, n);
+          if (n.dependenciesAdded.length > 0 || n.removed.length > 0 || n.signatureWarning || n.returnWarning || n.breaking?.callers.length) notes.atoms.set(r.atom.name, n);
         });
         notes.linked = plan.linked;
         notes.notLinked = plan.notLinked;
@@ -268,6 +277,9 @@ export class AtomWorkspace {
   private noteBoot(notes: WriteNotes, was: string | null): void {
     const now = this.bootAtom();
     if (now !== was) notes.boot = { now, was };
+    // Said at every write while it holds: the bundle would call it with no arguments on load.
+    const warning = bootInputsWarning(now === null ? undefined : this.store.get(now));
+    if (warning) notes.bootWarning = warning;
   }
 
   rebuild(): Promise<BuildRecord> {

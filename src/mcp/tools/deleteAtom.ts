@@ -7,7 +7,7 @@ export const deleteAtom = defineTool({
   name: 'delete_atom',
   title: 'Delete an atom',
   description:
-    'Deletes an atom when nothing uses it: refused while any atom depends on it or calls it (listed). atom_history can restore it.',
+    'Deletes an atom when nothing uses it: refused while any atom depends on it or calls it (listed).',
   input: { name: atomRef },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run({ name }, { workspace }) {

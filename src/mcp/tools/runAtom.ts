@@ -25,7 +25,7 @@ export const runAtom = defineTool({
   title: 'Run an atom in a sandbox',
   description:
     'Use it to test an atom with its dependencies in a QuickJS sandbox: the value (checked against the outputs), ' +
-    'console, time; a throw is an error result naming atom and line. args must match the inputs. document, window, localStorage are stubs.',
+    'console, time; a throw is an error result naming atom and line. document, window, localStorage are stubs.',
   input: {
     name: atomRef,
     args: z.array(z.unknown()).max(64).optional().describe('In call order'),
