@@ -2,6 +2,7 @@
  * The headless entry: the same MCP server as the extension's, for other agents, scripts and
  * tests. `atomic-coding serve --workspace DIR [--port N] [--stdio]`.
  */
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { AtomError } from './atoms/errors.js';
@@ -15,8 +16,11 @@ import { logLine, stderrLogger, type Logger, type LogLevel } from './util/log.js
 import { nextTurn } from './util/turn.js';
 import { VERSION } from './version.js';
 import { AtomWorkspace } from './workspace.js';
+import { KeywordOnlyProvider } from './search/embeddings/keyword.js';
+import { junitXml } from './verify/junit.js';
 
 const USAGE = `Usage: atomic-coding serve [--workspace DIR] [--atoms-folder DIR] [--port N] [--stdio] [--log-level debug|info|warn|error]
+       atomic-coding test [--workspace DIR] [--atoms-folder DIR] [--junit FILE]
 
 Serves the atoms of a workspace over MCP.
   --workspace DIR   the workspace folder (default: the current folder)
@@ -27,7 +31,12 @@ Serves the atoms of a workspace over MCP.
                     for the workspace is running (VS Code), bridge to it instead of opening the store
                     (only to a live server of yours on loopback that proves it serves this folder)
   --log-level L     how much to log on stderr (default info)
-  --version, --help`;
+  --version, --help
+
+test runs every atom's examples and every test atom (type test) once, prints what failed and a
+summary, and exits 1 when anything failed (2 for bad arguments): a team's CI can gate a merge on the
+atoms in git.
+  --junit FILE      also write the results as JUnit XML to FILE`;
 
 /**
  * Hidden flag for `npm run bench` (test/bench/): `--bench-tools` adds two tools that do almost
@@ -48,6 +57,7 @@ async function main(argv: string[]): Promise<number> {
       stdio: { type: 'boolean' },
       'log-level': { type: 'string' },
       'bench-tools': { type: 'boolean' },
+      junit: { type: 'string' },
       version: { type: 'boolean', short: 'v' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -57,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const command = positionals[0] ?? 'serve';
-  if (values.help || command !== 'serve' || positionals.length > 1) {
+  if (values.help || (command !== 'serve' && command !== 'test') || positionals.length > 1) {
     (values.help ? process.stdout : process.stderr).write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
@@ -67,6 +77,7 @@ async function main(argv: string[]): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) return fail(`--port must be a whole number from 0 to 65535`);
   const log = stderrLogger(level);
   const dir = resolve(values.workspace ?? process.cwd());
+  if (command === 'test') return testCommand(dir, values['atoms-folder'], values.junit, stderrLogger(values['log-level'] ? level : 'warn'));
   const tools = values['bench-tools'] ? [...allTools, ...benchTools] : allTools;
 
   // One writer per workspace: when VS Code (or another `serve`) already serves this folder, talk to it.
@@ -119,6 +130,30 @@ async function main(argv: string[]): Promise<number> {
   await host.close();
   await workspace.close();
   return 0;
+}
+
+/** `atomic-coding test`: the checks once, a summary on stdout, JUnit XML on request; 1 when any failed. */
+async function testCommand(dir: string, atomsFolder: string | undefined, junit: string | undefined, log: Logger): Promise<number> {
+  let workspace: AtomWorkspace;
+  try {
+    // Words only: the checks need no search, and no model process is started.
+    workspace = await AtomWorkspace.open(dir, { log, textTree: { folder: atomsFolder }, embeddings: new KeywordOnlyProvider() });
+  } catch (err) {
+    if (err instanceof WorkspaceLockedError || err instanceof AtomError) return fail(err.message);
+    throw err;
+  }
+  try {
+    const results = await workspace.verification.run();
+    const failed = results.filter((r) => !r.ok);
+    for (const r of failed) process.stdout.write(`FAIL ${r.kind === 'test' ? r.atom : `${r.atom} ${r.label}`}: ${logLine(r.message ?? 'failed')}\n`);
+    const atoms = new Set(results.map((r) => r.atom)).size;
+    process.stdout.write(`${results.length - failed.length} passed, ${failed.length} failed\n`);
+    log.info(`checks of ${atoms} atoms in ${dir}`);
+    if (junit) writeFileSync(resolve(junit), junitXml(results));
+    return failed.length > 0 ? 1 : 0;
+  } finally {
+    await workspace.close();
+  }
 }
 
 /** Settles at the first SIGINT or SIGTERM; a second one ends the process at once. */

@@ -10,6 +10,7 @@ import { ATOM_SCHEME, AtomFileSystemProvider } from './views/atomFileSystem.js';
 import { registerSearchCommand } from './views/atomSearch.js';
 import { AtomTreeProvider, type AtomNode } from './views/atomTree.js';
 import { Commands, FOLDER_COMMANDS } from './views/commandIds.js';
+import { AtomChecksView } from './views/checksTests.js';
 import { registerCommands } from './views/commands.js';
 import { chooseFolder } from './views/folder.js';
 import { registerGraphCommand } from './views/graphPanel.js';
@@ -29,6 +30,8 @@ export interface AtomicCodingApi {
   tree: AtomTreeProvider;
   treeView: vscode.TreeView<AtomNode>;
   statusBar: AtomStatusBar | undefined;
+  /** The checks in the Test Explorer, the gutter and the Problems panel; undefined without a folder. */
+  checks: AtomChecksView | undefined;
   /** How long activate() took, in milliseconds. */
   activationMs: number;
   /** Resolves when the first start finished (ready or failed); its value is the time from activation. */
@@ -59,12 +62,14 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
   const tree = new AtomTreeProvider({
     atoms: () => lifecycle?.atoms(),
     get: (name: string) => lifecycle?.get(name),
+    checks: (name: string) => lifecycle?.workspace?.verification.resultsOf(name) ?? [],
   });
   const treeView = vscode.window.createTreeView('atomicCoding.atoms', { treeDataProvider: tree, showCollapseAll: true });
   context.subscriptions.push(treeView);
 
   const setState = (state: string) => void vscode.commands.executeCommand('setContext', 'atomicCoding.state', state);
   let statusBar: AtomStatusBar | undefined;
+  let checks: AtomChecksView | undefined;
   if (lifecycle) {
     const s = lifecycle;
     const fs = new AtomFileSystemProvider(
@@ -73,6 +78,7 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
       (name, reason) => log.warn(`save of ${name} refused: ${reason}`),
     );
     statusBar = new AtomStatusBar(s);
+    checks = new AtomChecksView(s);
     context.subscriptions.push(
       vscode.workspace.registerFileSystemProvider(ATOM_SCHEME, fs, { isCaseSensitive: true }),
       fs,
@@ -103,6 +109,8 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
       ...registerPreviewCommands({ lifecycle: s, extensionUri: context.extensionUri, log }),
       new IndexProgressReporter(s),
       new TextTreeDiagnostics(s),
+      checks,
+      checks.onDidChangeResults(() => tree.refresh()),
     );
   } else {
     log.info('no folder is open: open one to work with atoms');
@@ -126,7 +134,7 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
         return ms;
       })
     : Promise.resolve(activationMs);
-  return { lifecycle, tree, treeView, statusBar, activationMs, ready };
+  return { lifecycle, tree, treeView, statusBar, checks, activationMs, ready };
 }
 
 export async function deactivate(): Promise<void> {

@@ -13,10 +13,15 @@ import { AtomError } from './atoms/errors.js';
 import { draftOf, versionToRestore } from './atoms/history.js';
 import type { Atom, AtomDraft, AtomVersion } from './atoms/model.js';
 import { changed, planRename, planWrite } from './atoms/writePlan.js';
+import { renameInCode } from './atoms/calls.js';
+import { returnTypeWarning } from './atoms/returns.js';
 import {
   emptyNotes,
   removedFields,
   signatureWarning,
+  breakingChanges,
+  bootInputsWarning,
+  type AtomNotes,
   type WriteNotes,
 } from './atoms/writeChecks.js';
 import { Builder } from './bundle/builder.js';
@@ -29,6 +34,7 @@ import { UseLiteProvider } from './search/embeddings/useLite.js';
 import { SearchIndex } from './search/searchIndex.js';
 import { TextTree, type TextTreeOptions, type TextTreeView } from './textTree/textTree.js';
 import { silentLogger, type Logger } from './util/log.js';
+import { Verification } from './verify/verification.js';
 
 export interface WorkspaceOptions {
   log?: Logger;
@@ -54,6 +60,8 @@ export class AtomWorkspace {
   readonly builder: Builder;
   /** semantic_search: follows the store's changes; loads its index and model lazily. */
   readonly search: SearchIndex;
+  /** The examples and test atoms, run after every change that reaches them (verify/). */
+  readonly verification: Verification;
   /** The atom the bundle boots, while no change could have moved it; undefined: work it out again. */
   private boot: { name: string | null } | undefined;
   private tree: TextTree | undefined;
@@ -70,6 +78,7 @@ export class AtomWorkspace {
     // Builds after every change the store announces, a database changed by another program
     // (a git checkout) included.
     this.builder = new Builder(store, bundlePath, log);
+    this.verification = new Verification(this.atoms, store.onDidChange, log);
     this.search = new SearchIndex(store, embeddings, { logger: log });
     store.onDidChange((e) => {
       if (this.boot && mayMoveBoot(e)) this.boot = undefined;
@@ -103,6 +112,8 @@ export class AtomWorkspace {
     // In the background once the workspace is open (a search waits for it, the first answer does
     // not): started before the text tree's open, its slices took turns from it, 0.8 s at 50,000 atoms.
     void workspace.search.open().catch(() => {});
+    // Nothing has run the checks of this open yet: they run in the background (a write's answer waits for its own).
+    workspace.verification.checkAll();
     return workspace;
   }
 
@@ -131,13 +142,13 @@ export class AtomWorkspace {
    */
   async upsert(draft: AtomDraft): Promise<WriteOutcome<UpsertResult>> {
     const { results, notes, changedSomething } = await this.save([draft]);
-    return { result: results[0]!, notes, build: await this.buildAfter(changedSomething) };
+    return { result: results[0]!, notes, build: await this.buildAfter(changedSomething, notes, [results[0]!.atom.name]) };
   }
 
   /** Creates or updates several atoms together, all or nothing, as `upsert` does one. */
   async upsertMany(drafts: AtomDraft[]): Promise<WriteOutcome<UpsertResult[]>> {
     const { results, notes, changedSomething } = await this.save(drafts);
-    return { result: results, notes, build: await this.buildAfter(changedSomething) };
+    return { result: results, notes, build: await this.buildAfter(changedSomething, notes, results.map((r) => r.atom.name)) };
   }
 
   /**
@@ -154,14 +165,19 @@ export class AtomWorkspace {
       (atoms) => ({ ...planWrite(atoms, { mode: 'save', drafts }), was: this.bootAtom() }),
       (plan, outcome) => {
         const results = outcome.upserts.slice(0, drafts.length);
+        // Callers changed in the same write are being fixed: only the others are named.
+        const names = new Set(outcome.upserts.map((u) => u.atom.name));
         const notes = emptyNotes();
         results.forEach((r, i) => {
-          const n = {
+          const breaking = r.previous && changed(r) ? breakingChanges(r.previous, r.atom) : [];
+          const n: AtomNotes = {
             dependenciesAdded: plan.added[i]!,
             removed: r.previous && changed(r) ? removedFields(r.previous, r.atom) : [],
             signatureWarning: signatureWarning(r.atom.code, r.atom.inputs),
+            returnWarning: changed(r) ? returnTypeWarning(r.atom.code, r.atom.outputs) : undefined,
+            ...(breaking.length > 0 ? { breaking: { changes: breaking, callers: this.store.dependents(r.atom.name).filter((c) => !names.has(c)) } } : {}),
           };
-          if (n.dependenciesAdded.length > 0 || n.removed.length > 0 || n.signatureWarning) notes.atoms.set(r.atom.name, n);
+          if (n.dependenciesAdded.length > 0 || n.removed.length > 0 || n.signatureWarning || n.returnWarning || n.breaking?.callers.length) notes.atoms.set(r.atom.name, n);
         });
         notes.linked = plan.linked;
         notes.notLinked = plan.notLinked;
@@ -176,9 +192,10 @@ export class AtomWorkspace {
    * dependencies must exist). Brings back a deleted atom too: without `version`, as it was last.
    * This is the undo for changes that bypassed the editor (MCP tools).
    */
-  async restore(name: string, version?: number): Promise<WriteOutcome<UpsertResult> & { from: AtomVersion }> {
+  async restore(name: string, version?: number): Promise<WriteOutcome<UpsertResult> & { from: AtomVersion; renamedTo?: string }> {
     await this.writable();
     const from = versionToRestore(this.store.history(name), name, this.store.has(name), version);
+    const renamedTo = this.renamedTo(name);
     let saved: Awaited<ReturnType<AtomWorkspace['save']>>;
     try {
       // As an upsert: atoms whose code calls it are linked to it again (the answer's notes say so).
@@ -189,7 +206,28 @@ export class AtomWorkspace {
       }
       throw err;
     }
-    return { from, result: saved.results[0]!, notes: saved.notes, build: await this.buildAfter(saved.changedSomething) };
+    return { from, renamedTo, result: saved.results[0]!, notes: saved.notes, build: await this.buildAfter(saved.changedSomething, saved.notes, [name]) };
+  }
+
+  /**
+   * The atom that a deleted `name` was renamed to, if that atom still exists (undefined otherwise, or
+   * while `name` is an atom). The store keeps no rename record: a rename deletes the old name and
+   * creates the new one in one change, so the new atom was created when the old one's deletion marker
+   * was written, and its first version is the old one's last code with the name rewritten.
+   */
+  renamedTo(name: string): string | undefined {
+    if (this.store.has(name)) return undefined;
+    const last = this.store.history(name)[0];
+    if (!last?.deleted) return undefined;
+    const at = Date.parse(last.updated_at);
+    for (const atom of this.store.all()) {
+      if (!(Math.abs(Date.parse(atom.created_at) - at) <= RENAME_WINDOW_MS)) continue;
+      const first = this.store.history(atom.name).at(-1);
+      try {
+        if (first && renameInCode(first.code, atom.name, name, true) === last.code) return atom.name;
+      } catch {}
+    }
+    return undefined;
   }
 
   /**
@@ -198,15 +236,16 @@ export class AtomWorkspace {
    */
   async delete(name: string): Promise<WriteOutcome<Atom>> {
     await this.writable();
-    const { atom, notes } = await this.store.change(
+    const { atom, notes, unlinked } = await this.store.change(
       (atoms) => ({ ...planWrite(atoms, { mode: 'save', drafts: [], deletes: [name] }), was: this.bootAtom() }),
       (plan, outcome) => {
         const notes = emptyNotes();
         this.noteBoot(notes, plan.was);
-        return { atom: outcome.deleted[0]!, notes };
+        // Test atoms that called it no longer declare it (writePlan.ts): their checks say what broke.
+        return { atom: outcome.deleted[0]!, notes, unlinked: outcome.upserts.map((u) => u.atom.name) };
       },
     );
-    return { result: atom, notes, build: await this.buildAfter(true) };
+    return { result: atom, notes, build: await this.buildAfter(true, notes, [name, ...unlinked]) };
   }
 
   /**
@@ -217,23 +256,30 @@ export class AtomWorkspace {
    * or when a rewritten atom would be refused (over 2 KB with the longer name, or declaring the
    * new name itself).
    */
-  async rename(name: string, newName: string): Promise<WriteOutcome<{ atom: Atom; from: Atom; callers: string[] }>> {
+  async rename(
+    name: string,
+    newName: string,
+    options: { rewriteDescriptions?: boolean } = {},
+  ): Promise<WriteOutcome<{ atom: Atom; from: Atom; callers: string[]; descriptions: string[] }>> {
     await this.writable();
     const { value, notes } = await this.store.change(
-      (atoms) => ({ ...planRename(atoms, name, newName), was: this.bootAtom() }),
+      (atoms) => ({ ...planRename(atoms, name, newName, options), was: this.bootAtom() }),
       (plan, outcome) => {
         const notes = emptyNotes();
         this.noteBoot(notes, plan.was);
-        return { value: { atom: outcome.upserts[0]!.atom, from: plan.from, callers: plan.callers }, notes };
+        return { value: { atom: outcome.upserts[0]!.atom, from: plan.from, callers: plan.callers, descriptions: plan.descriptions }, notes };
       },
     );
-    return { result: value, notes, build: await this.buildAfter(true) };
+    return { result: value, notes, build: await this.buildAfter(true, notes, [value.atom.name, ...value.callers]) };
   }
 
   /** Adds the Boot line when the change moved the boot atom (it is worked out again after it). */
   private noteBoot(notes: WriteNotes, was: string | null): void {
     const now = this.bootAtom();
     if (now !== was) notes.boot = { now, was };
+    // Said at every write while it holds: the bundle would call it with no arguments on load.
+    const warning = bootInputsWarning(now === null ? undefined : this.store.get(now));
+    if (warning) notes.bootWarning = warning;
   }
 
   rebuild(): Promise<BuildRecord> {
@@ -250,10 +296,16 @@ export class AtomWorkspace {
    * write's answer. A write that changed nothing announces nothing, and builds anyway, as a save
    * always has: saving an atom unchanged after fixing the bundle path brings a bundle.
    */
-  private async buildAfter(changedSomething: boolean): Promise<BuildRecord> {
+  private async buildAfter(changedSomething: boolean, notes?: WriteNotes, names: readonly string[] = []): Promise<BuildRecord> {
     const build = changedSomething ? this.builder.caused() : this.builder.rebuild();
     // An acknowledged write has its file (the text tree follows the same announcement).
     await this.tree?.written();
+    // The examples and tests the change touched, run before the answer: it says how they went.
+    if (notes && changedSomething && names.length > 0) {
+      await this.verification.settle();
+      const checks = this.verification.touchedBy(names);
+      if (checks.length > 0) notes.checks = checks;
+    }
     return build;
   }
 
@@ -268,9 +320,13 @@ export class AtomWorkspace {
     // The build the last change asked for finishes before the store closes under it.
     await this.builder.idle();
     this.builder.dispose();
+    this.verification.dispose();
     await this.store.close();
   }
 }
+
+/** How far apart a rename's deletion marker and its new atom's first version may be stamped (one change, a few ms). */
+const RENAME_WINDOW_MS = 5_000;
 
 /**
  * Whether a change may move the boot atom: a core atom added, removed or changed in type, a

@@ -11,6 +11,7 @@
  *    * @param {number} [force_multiplier] - optional inputs are in brackets
  *    * @returns {number} new_velocity_y - Y velocity after the jump
  *    * @requires physics_config
+ *    * @example player_jump(0, 1) => 12
  *    *\/
  *   function player_jump(velocity_y, force_multiplier) { ... }
  *
@@ -25,10 +26,13 @@
  * in git in this same format.
  */
 import { AtomError } from './errors.js';
-import { isAtomType, isPortType, type Atom, type AtomDraft, type Port } from './model.js';
+import { formatExample, parseExample, sameExamples } from './examples.js';
+import { isAtomType, isPortType, type Atom, type AtomDraft, type AtomExample, type Port } from './model.js';
 
 /** Formats an atom as the editor shows it. `parseAtomDocument(name, formatAtomDocument(a))` gives `a` back. */
-export function formatAtomDocument(atom: Pick<Atom, 'type' | 'code' | 'inputs' | 'outputs' | 'dependencies' | 'description'>): string {
+export function formatAtomDocument(
+  atom: Pick<Atom, 'type' | 'code' | 'inputs' | 'outputs' | 'dependencies' | 'description'> & { name?: string; examples?: AtomExample[] },
+): string {
   const lines: string[] = [];
   if (atom.description) {
     lines.push(...escapeDescription(atom.description));
@@ -38,6 +42,8 @@ export function formatAtomDocument(atom: Pick<Atom, 'type' | 'code' | 'inputs' |
   for (const port of atom.inputs) lines.push(`@param ${formatPort(port)}`);
   for (const port of atom.outputs) lines.push(`@returns ${formatPort(port)}`);
   for (const dep of atom.dependencies) lines.push(`@requires ${dep}`);
+  // JSON on one line: the text it holds is escaped by JSON itself (`*/` cannot appear: `/` stays, so it is broken up).
+  for (const example of atom.examples ?? []) lines.push(`@example ${formatExample(atom.name ?? 'atom', example).replace(/\*\//g, '*\\u002f')}`);
   const header = ['/**', ...lines.map((l) => (l ? ` * ${l}` : ' *')), ' */'].join('\n');
   return `${header}\n${atom.code}`;
 }
@@ -109,7 +115,7 @@ const HEADER = /^\s*\/\*\*([\s\S]*?)\*\/[ \t]*\r?\n?/;
  */
 export function parseAtomDocument(name: string, text: string): ParsedAtomDocument {
   const match = HEADER.exec(text);
-  if (!match || !/(^|\n)\s*\*?\s*@(kind|param|returns?|requires)\b/.test(match[1]!)) {
+  if (!match || !/(^|\n)\s*\*?\s*@(kind|param|returns?|requires|example)\b/.test(match[1]!)) {
     return { draft: { name, code: text }, hasHeader: false };
   }
   const code = text.slice(match[0].length);
@@ -118,6 +124,7 @@ export function parseAtomDocument(name: string, text: string): ParsedAtomDocumen
   const inputs: Port[] = [];
   const outputs: Port[] = [];
   const dependencies: string[] = [];
+  const examples: AtomExample[] = [];
   let type: AtomDraft['type'] | undefined;
   let inTags = false;
   for (const line of body) {
@@ -131,7 +138,7 @@ export function parseAtomDocument(name: string, text: string): ParsedAtomDocumen
     const [, key, rest] = tag as unknown as [string, string, string];
     switch (key) {
       case 'kind':
-        if (!isAtomType(rest.trim())) throw headerError(`@kind ${rest.trim() || '(empty)'}: use core, feature or util`);
+        if (!isAtomType(rest.trim())) throw headerError(`@kind ${rest.trim() || '(empty)'}: use core, feature, util or test`);
         type = rest.trim() as AtomDraft['type'];
         break;
       case 'param':
@@ -144,14 +151,21 @@ export function parseAtomDocument(name: string, text: string): ParsedAtomDocumen
       case 'requires':
         for (const dep of rest.split(/[\s,]+/).filter(Boolean)) dependencies.push(dep);
         break;
+      case 'example':
+        try {
+          examples.push(parseExample(name, rest));
+        } catch (err) {
+          throw headerError((err as Error).message);
+        }
+        break;
       default:
-        throw headerError(`@${key} is not an atom tag; use @kind, @param, @returns or @requires`);
+        throw headerError(`@${key} is not an atom tag; use @kind, @param, @returns, @requires or @example`);
     }
   }
   if (!type) throw headerError('@kind is missing: add "@kind core", "@kind feature" or "@kind util"');
   const description = unescapeText(descriptionLines.join('\n').trim());
   return {
-    draft: { name, type, code, inputs, outputs, dependencies, description: description || undefined },
+    draft: { name, type, code, inputs, outputs, dependencies, description: description || undefined, ...(examples.length > 0 ? { examples } : {}) },
     hasHeader: true,
   };
 }
@@ -218,6 +232,7 @@ export function toDraft(name: string, text: string, existing: Atom | undefined):
     outputs: existing.outputs,
     dependencies: existing.dependencies,
     description: existing.description ?? undefined,
+    ...(existing.examples?.length ? { examples: existing.examples } : {}),
   };
 }
 
@@ -229,6 +244,28 @@ export function sameAtom(atom: Atom, draft: AtomDraft): boolean {
     (atom.description ?? '') === (draft.description ?? '') &&
     JSON.stringify(atom.inputs) === JSON.stringify(draft.inputs ?? []) &&
     JSON.stringify(atom.outputs) === JSON.stringify(draft.outputs ?? []) &&
-    JSON.stringify(atom.dependencies) === JSON.stringify([...new Set(draft.dependencies ?? [])].sort())
+    JSON.stringify(atom.dependencies) === JSON.stringify([...new Set(draft.dependencies ?? [])].sort()) &&
+    sameExamples(atom.examples, draft.examples)
   );
+}
+
+/** Where things are in an atom's document (the `atom:` editor and the text tree's file), as 0-based lines. */
+export interface AtomDocumentLines {
+  /** The line the code starts on: an atom-code line N (1-based, as the sandbox reports it) is document line `codeStart + N - 1`. */
+  codeStart: number;
+  /** The `function <name>` line (the code's first line when it has none). */
+  functionLine: number;
+  /** Each `@example` line, in the examples' order. */
+  exampleLines: number[];
+}
+
+/** The lines of `formatAtomDocument(atom)` a test, a diagnostic or a gutter icon points at. */
+export function atomDocumentLines(atom: Pick<Atom, 'name' | 'type' | 'code' | 'inputs' | 'outputs' | 'dependencies' | 'description' | 'examples'>): AtomDocumentLines {
+  const lines = formatAtomDocument(atom).split('\n');
+  const codeStart = lines.length - atom.code.split('\n').length;
+  const exampleLines: number[] = [];
+  for (let i = 0; i < codeStart; i++) if (lines[i]!.startsWith(' * @example ')) exampleLines.push(i);
+  const declaration = new RegExp(`\\bfunction\\s*\\*?\\s*${atom.name}\\s*\\(`);
+  const found = lines.findIndex((line, i) => i >= codeStart && declaration.test(line));
+  return { codeStart, functionLine: found >= 0 ? found : codeStart, exampleLines };
 }

@@ -21,6 +21,8 @@ export interface CodeNames {
   free: string[];
   /** The function's parameter names in order (a destructured or rest parameter is `...` plus its name, or `?`). */
   params: string[];
+  /** Free names used only as `typeof name`, which never throws for a name that does not exist. */
+  typeofOnly: string[];
 }
 
 /** Free names and parameters of an atom's code; throws the parser's error if the code does not parse. */
@@ -30,17 +32,22 @@ export function codeNames(code: string): CodeNames {
   const declared = new Set<string>();
   const used: string[] = [];
   const seen = new Set<string>();
+  const usedPlainly = new Set<string>();
   visit(program, undefined, undefined, (id, parent, key) => {
     if (isBinding(parent, key)) declared.add(id.name as string);
-    else if (isReference(parent, key) && !seen.has(id.name as string)) {
-      seen.add(id.name as string);
-      used.push(id.name as string);
+    else if (isReference(parent, key)) {
+      if (!(parent?.type === 'UnaryExpression' && parent.operator === 'typeof')) usedPlainly.add(id.name as string);
+      if (!seen.has(id.name as string)) {
+        seen.add(id.name as string);
+        used.push(id.name as string);
+      }
     }
   });
   collectDeclared(program, declared);
   const own = fn && fn.type === 'FunctionDeclaration' ? ((fn.id as Node | null)?.name as string | undefined) : undefined;
   const params = fn && Array.isArray(fn.params) ? (fn.params as Node[]).map(paramName) : [];
-  return { free: used.filter((n) => !declared.has(n) && n !== own), params };
+  const free = used.filter((n) => !declared.has(n) && n !== own);
+  return { free, params, typeofOnly: free.filter((n) => !usedPlainly.has(n)) };
 }
 
 /** The atoms (names in `atoms`) that `code` refers to, sorted; `self` is left out. */

@@ -9,6 +9,7 @@ export type AtomErrorCode =
   | 'too_large'
   | 'invalid_port_type'
   | 'dependencies_not_found'
+  | 'unknown_names'
   | 'cycle'
   | 'syntax'
   | 'shape'

@@ -75,14 +75,19 @@ export class GraphQueries {
   /** Core atoms nothing depends on, sorted. */
   entryPoints(): readonly string[] {
     const users = this.dependentsOf();
-    this.entries ??= [...this.graph.keys()].filter((n) => this.typeOf(n) === 'core' && (users.get(n)?.length ?? 0) === 0).sort(cmp);
+    this.entries ??= [...this.graph.keys()].filter((n) => this.typeOf(n) === 'core' && !this.usedByProgram(users.get(n))).sort(cmp);
     return this.entries;
   }
 
-  /** Atoms nothing depends on that are not entry points (not core), sorted. */
+  /** Atoms nothing of the program depends on that are not entry points (not core) nor tests, sorted. */
   unused(): string[] {
     const users = this.dependentsOf();
-    return [...this.graph.keys()].filter((n) => this.typeOf(n) !== 'core' && (users.get(n)?.length ?? 0) === 0).sort(cmp);
+    return [...this.graph.keys()].filter((n) => this.typeOf(n) !== 'core' && this.typeOf(n) !== 'test' && !this.usedByProgram(users.get(n))).sort(cmp);
+  }
+
+  /** Whether an atom among `users` is part of the program: a test atom's call is no use (it is never bundled). */
+  private usedByProgram(users: readonly string[] | undefined): boolean {
+    return (users ?? []).some((u) => this.typeOf(u) !== 'test');
   }
 
   private dependentsOf(): Map<string, string[]> {

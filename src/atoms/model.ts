@@ -3,8 +3,18 @@
  * Pure data and constants; no I/O.
  */
 
-export const ATOM_TYPES = ['core', 'feature', 'util'] as const;
+/**
+ * core: entry points; feature: mechanics; util: helpers; test: scenarios that call other atoms and
+ * throw when something is wrong. Test atoms are run by the checks (verify/), never bundled, never
+ * booted, and do not count as callers when an atom is deleted or reported unused.
+ */
+export const ATOM_TYPES = ['core', 'feature', 'util', 'test'] as const;
 export type AtomType = (typeof ATOM_TYPES)[number];
+
+/** The types that are part of the program (latest.js): every type but test. */
+export function isProgramAtom(atom: { type: AtomType }): boolean {
+  return atom.type !== 'test';
+}
 
 /** The seven port types of the contract: JS primitives and arrays of them. */
 export const PORT_TYPES = ['number', 'string', 'boolean', 'number[]', 'string[]', 'boolean[]', 'void'] as const;
@@ -26,6 +36,17 @@ export interface Port {
   optional?: boolean;
 }
 
+/**
+ * One call of an atom and what it must give: `returns` (compared as JSON: numbers, strings, booleans,
+ * arrays, objects of the outputs), or `throws` (a text the error's message contains). Checked against
+ * the atom's ports when written (examples.ts), run after every change that reaches the atom.
+ */
+export interface AtomExample {
+  args: unknown[];
+  returns?: unknown;
+  throws?: string;
+}
+
 /** What a caller supplies to create or update an atom (the upsert_atom arguments). */
 export interface AtomDraft {
   name: string;
@@ -35,6 +56,7 @@ export interface AtomDraft {
   outputs?: Port[];
   dependencies?: string[];
   description?: string;
+  examples?: AtomExample[];
 }
 
 /** An atom as stored. */
@@ -47,6 +69,8 @@ export interface Atom {
   /** Sorted by name, no duplicates. */
   dependencies: string[];
   description: string | null;
+  /** Absent or empty: none. */
+  examples?: AtomExample[];
   version: number;
   created_at: string;
   updated_at: string;

@@ -16,8 +16,10 @@ import {
   isAtomType,
   isPortType,
   type AtomDraft,
+  type AtomExample,
   type Port,
 } from './model.js';
+import { checkExamples } from './examples.js';
 
 /** The draft with defaults applied: ports and dependencies present, dependencies sorted and unique. */
 export interface NormalizedDraft {
@@ -28,6 +30,8 @@ export interface NormalizedDraft {
   outputs: Port[];
   dependencies: string[];
   description: string | null;
+  /** Checked against the ports (examples.ts); empty when none. */
+  examples: AtomExample[];
 }
 
 export function checkName(name: unknown, what = 'name'): string {
@@ -75,8 +79,12 @@ export function validateDraft(draft: AtomDraft): NormalizedDraft {
     description = draft.description.trim() || null;
   }
 
+  if (draft.type === 'test' && inputs.some((p) => !p.optional && p.type !== 'void')) {
+    throw errors.invalid(`${name} is a test atom: the checks call it with no arguments, so it takes no inputs (set up what it needs inside it)`);
+  }
+  const examples = checkExamples(name, draft.examples, inputs, outputs);
   checkAtomCode(name, draft.code);
-  return { name, type: draft.type, code: draft.code, inputs, outputs, dependencies, description };
+  return { name, type: draft.type, code: draft.code, inputs, outputs, dependencies, description, examples };
 }
 
 function checkPorts(kind: 'input' | 'output', ports: unknown): Port[] {

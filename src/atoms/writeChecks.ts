@@ -9,6 +9,7 @@
  * - declared inputs that disagree with the function's parameters are warned about (`signatureWarning`).
  * The save's plan (writePlan.ts's planWrite) runs these in the write turn; planChange validates the result as any upsert.
  */
+import { checkLines, type CheckResult } from './checks.js';
 import { codeNames, referencedAtoms } from './calls.js';
 import { findCycleThrough, type DependencyMap } from './graph.js';
 import { MAX_DEPENDENCIES, type Atom, type AtomDraft, type Port } from './model.js';
@@ -22,6 +23,10 @@ export interface AtomNotes {
   removed: string[];
   /** Declared inputs that disagree with the function's parameters. */
   signatureWarning?: string;
+  /** A return whose visible value does not fit the declared outputs (returns.ts). */
+  returnWarning?: string;
+  /** Ports an update changed in a way that breaks callers, and the atoms that call it. */
+  breaking?: { changes: string[]; callers: string[] };
 }
 
 /** What a whole write adds after its answer's first line. */
@@ -34,6 +39,10 @@ export interface WriteNotes {
   notLinked: string[];
   /** The atom the bundle boots, when the write changed it. */
   boot?: { now: string | null; was: string | null };
+  /** The boot atom needs arguments it will not get (bootInputsWarning). */
+  bootWarning?: string;
+  /** The examples and tests the write touched, as they ran after it (checks.ts); absent when none. */
+  checks?: CheckResult[];
 }
 
 export function emptyNotes(): WriteNotes {
@@ -134,7 +143,45 @@ export function atomNoteLines(n: AtomNotes | undefined): string[] {
   if (n.dependenciesAdded.length > 0) lines.push(`Dependencies added (called in the code): ${n.dependenciesAdded.join(', ')}`);
   if (n.removed.length > 0) lines.push(`Removed: ${n.removed.join(', ')}`);
   if (n.signatureWarning) lines.push(n.signatureWarning);
+  if (n.returnWarning) lines.push(n.returnWarning);
+  if (n.breaking && n.breaking.callers.length > 0) {
+    lines.push(`Callers to update (${n.breaking.changes.join('; ')}): ${n.breaking.callers.join(', ')}. read_atoms them and fix the calls in the same upsert_atoms.`);
+  }
   return lines;
+}
+
+/**
+ * What an update changed in its ports that its callers feel: an input added without being optional,
+ * removed, moved or retyped; an output removed or retyped. Empty when callers keep working.
+ */
+export function breakingChanges(previous: Atom, next: Atom): string[] {
+  const out: string[] = [];
+  previous.inputs.forEach((p, i) => {
+    const now = next.inputs.findIndex((q) => q.name === p.name);
+    if (now < 0) out.push(`input ${p.name} removed`);
+    else if (now !== i) out.push(`input ${p.name} moved from position ${i + 1} to ${now + 1}`);
+    else if (next.inputs[now]!.type !== p.type) out.push(`input ${p.name}: ${p.type} -> ${next.inputs[now]!.type}`);
+  });
+  for (const q of next.inputs) if (!q.optional && !previous.inputs.some((p) => p.name === q.name)) out.push(`input ${q.name} added`);
+  for (const p of previous.outputs) {
+    const q = next.outputs.find((o) => o.name === p.name);
+    if (!q) out.push(`output ${p.name} removed`);
+    else if (q.type !== p.type) out.push(`output ${p.name}: ${p.type} -> ${q.type}`);
+  }
+  return out;
+}
+
+/**
+ * The boot atom takes inputs it needs: latest.js calls it with none when it loads (a state atom that
+ * became the last core atom before main existed). Undefined when the boot atom needs none.
+ */
+export function bootInputsWarning(boot: Atom | undefined): string | undefined {
+  const needed = boot?.inputs.filter((p) => !p.optional && p.type !== 'void') ?? [];
+  if (!boot || needed.length === 0) return undefined;
+  return (
+    `Warning: latest.js boots ${boot.name}, which takes ${needed.map((p) => `${p.name}: ${p.type}`).join(', ')}: it is called with none when the page loads. ` +
+    `Give the app its entry point, a core atom named main (or game_loop), or make ${boot.name} a util if it only keeps state.`
+  );
 }
 
 /** The lines of the whole write's notes (linking and boot), after the atoms' own. */
@@ -143,6 +190,8 @@ export function writeNoteLines(notes: WriteNotes): string[] {
   if (notes.linked.length > 0) lines.push(`Linked (their code calls it): ${notes.linked.join(', ')}`);
   if (notes.notLinked.length > 0) lines.push(`Not linked, fix by hand: ${notes.notLinked.join('; ')}`);
   if (notes.boot) lines.push(bootLine(notes.boot));
+  if (notes.bootWarning) lines.push(notes.bootWarning);
+  if (notes.checks) lines.push(...checkLines(notes.checks));
   return lines;
 }
 

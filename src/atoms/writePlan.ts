@@ -16,6 +16,9 @@ import { codeCallers, renameInCode, RenameConflict } from './calls.js';
 import { errors, AtomError } from './errors.js';
 import { checkDependencies, dependentsMap, soundTogether, type DependencyMap, type GraphLookup } from './graph.js';
 import type { Atom, AtomDraft } from './model.js';
+import { sameExamples } from './examples.js';
+import { unknownNames, unknownNamesError } from './unknownNames.js';
+import { escapeRegExp } from '../util/regexp.js';
 import { checkName, validateDraft, type NormalizedDraft } from './validate.js';
 import { callersToLink, completeDependencies, draftOfAtom } from './writeChecks.js';
 
@@ -27,6 +30,8 @@ export interface WriteReader {
   dependencyMap(): DependencyMap;
   /** Atoms that list `name` as a dependency, sorted. */
   dependents(name: string): string[];
+  /** Names of atoms that were deleted and not re-created (only read when a refusal names one). */
+  deletedAtoms?(): { name: string }[];
 }
 
 /** One store change: drafts to save, then atoms to delete, all or nothing. */
@@ -78,16 +83,29 @@ export function planWrite(atoms: WriteReader, request: WriteRequest): WritePlan 
 }
 
 function planSave(atoms: WriteReader, drafts: readonly AtomDraft[], deletes: readonly string[]): WritePlan {
+  // Test atoms are no callers: they are no part of the program. One that declares a deleted atom
+  // stops declaring it (its run then fails and says so), so the graph keeps no missing atom.
+  const testsUnlinked = new Map<string, AtomDraft>();
   for (const name of deletes) {
     // Refused while an atom declares it, or while one's code calls it (declared or not): the
     // bundle never calls a missing function.
     if (!atoms.has(name)) throw errors.notFound(name);
     const users = new Set(atoms.dependents(name));
     for (const caller of codeCallers(atoms.all(), name)) users.add(caller);
+    for (const user of users) {
+      const atom = atoms.get(user);
+      if (atom?.type !== 'test' || deletes.includes(user)) continue;
+      users.delete(user);
+      const draft = testsUnlinked.get(user) ?? draftOfAtom(atom);
+      testsUnlinked.set(user, { ...draft, dependencies: (draft.dependencies ?? []).filter((d) => d !== name) });
+    }
     if (users.size > 0) throw errors.inUse(name, [...users].sort());
   }
   const names = new Set(drafts.map((d) => (d as Partial<AtomDraft> | null)?.name).filter((n): n is string => typeof n === 'string'));
-  const completed = drafts.map((d) => completeDependencies(d, (n) => names.has(n) || atoms.has(n)));
+  const isAtom = (n: string) => names.has(n) || atoms.has(n);
+  const completed = drafts.map((d) => completeDependencies(d, isAtom));
+  const deleted = lazyDeleted(atoms);
+  for (const { draft } of completed) checkNames(draft, isAtom, () => [...names, ...atoms.all().map((a) => a.name)], deleted);
   const created = [...names].filter((n) => !atoms.has(n));
   let link: ReturnType<typeof callersToLink> = { drafts: [], linked: [], notLinked: [] };
   if (created.length > 0) {
@@ -97,7 +115,7 @@ function planSave(atoms: WriteReader, drafts: readonly AtomDraft[], deletes: rea
   }
   return {
     upserts: completed.map((c) => c.draft),
-    links: link.drafts,
+    links: [...link.drafts, ...testsUnlinked.values()],
     deletes: [...deletes],
     added: completed.map((c) => c.added),
     linked: link.linked,
@@ -115,11 +133,17 @@ function planImport(atoms: WriteReader, drafts: readonly AtomDraft[], deletes: r
   const refused = new Map<string, string>();
   const stays = (name: string) => (atoms.get(name) ? `the last good version of ${name} stays in the store and the bundle` : `${name} is not created until the file is fixed`);
   const ok = new Map<string, { draft: AtomDraft; dependencies: string[] }>();
+  const importing = new Set(drafts.map((d) => d.name));
+  const isAtom = (n: string) => importing.has(n) || atoms.get(n) !== undefined;
   for (const draft of drafts) {
     const name = draft.name;
     try {
       // Not thorough: the store validates each draft anyway (parsing the code is the cost).
       const dependencies = thorough ? validateDraft(draft).dependencies : [...new Set(draft.dependencies ?? [])].sort();
+      // As a write through the tools: no name that is no atom, no local and no global of the page.
+      const declared = new Set(dependencies);
+      const unknown = typeof draft.code === 'string' ? unknownNames(draft.code, (n) => isAtom(n) || declared.has(n) || allowedFor(draft, n)) : [];
+      if (unknown.length > 0) throw unknownNamesError(name, unknown, () => [...importing, ...atoms.dependencyMap().keys()]);
       ok.set(name, { draft, dependencies });
     } catch (err) {
       refused.set(name, `${(err as Error).message} (${stays(name)})`);
@@ -171,7 +195,12 @@ function planImport(atoms: WriteReader, drafts: readonly AtomDraft[], deletes: r
  * rewritten atom would be refused (its code does not parse, the new name is declared inside it, or
  * it grows past the limits), the refusal naming that atom.
  */
-export function planRename(atoms: WriteReader, name: string, newName: string): WritePlan & { from: Atom; callers: string[] } {
+export function planRename(
+  atoms: WriteReader,
+  name: string,
+  newName: string,
+  options: { rewriteDescriptions?: boolean } = {},
+): WritePlan & { from: Atom; callers: string[]; descriptions: string[] } {
   const atom = atoms.get(name);
   if (!atom) throw errors.notFound(name);
   checkName(newName, 'new_name');
@@ -188,13 +217,27 @@ export function planRename(atoms: WriteReader, name: string, newName: string): W
     const dependencies = caller.dependencies.filter((d) => d !== name).concat(newName).sort();
     drafts.push({ ...draftOfAtom(caller), code: rewrite(caller, name, newName, false), dependencies });
   }
+  // Descriptions that name the old atom as a word: reported, or rewritten in this same change when asked.
+  const mentions = wordPattern(name);
+  const descriptions: string[] = [];
+  for (const a of atoms.all()) {
+    if (!a.description || !mentions.test(a.description)) continue;
+    const key = a.name === name ? newName : a.name;
+    descriptions.push(key);
+    if (!options.rewriteDescriptions) continue;
+    const description = a.description.replace(new RegExp(mentions.source, 'g'), newName);
+    const i = drafts.findIndex((d) => d.name === key);
+    if (i >= 0) drafts[i] = { ...drafts[i]!, description };
+    else drafts.push({ ...draftOfAtom(a), description });
+  }
   // Each rewritten atom checked on its own first, so a refusal names it.
   for (const d of drafts) {
     try {
       validateDraft(d);
     } catch (err) {
       if (!(err instanceof AtomError)) throw err;
-      throw new AtomError(err.code, `cannot rename "${name}" to "${newName}": ${d === renamed ? `the renamed atom` : `its caller ${d.name}`} would be refused: ${err.message}`);
+      const which = d.name === newName ? 'the renamed atom' : callers.has(d.name) ? `its caller ${d.name}` : `${d.name} (its description)`;
+      throw new AtomError(err.code, `cannot rename "${name}" to "${newName}": ${which} would be refused: ${err.message}`);
     }
   }
   return {
@@ -207,7 +250,41 @@ export function planRename(atoms: WriteReader, name: string, newName: string): W
     refused: new Map(),
     from: atom,
     callers: [...callers].sort(),
+    descriptions: descriptions.sort(),
   };
+}
+
+/** `name` as a whole word (not part of a longer identifier). */
+function wordPattern(name: string): RegExp {
+  return new RegExp(`(?<![\\w$])${escapeRegExp(name)}(?![\\w$])`);
+}
+
+/** Names a kind of atom may use that no atom or page defines: a test atom's `assert` (the checks give it one). */
+function allowedFor(draft: AtomDraft, name: string): boolean {
+  return draft.type === 'test' && name === 'assert';
+}
+
+/**
+ * Refuses a draft whose code uses a name that is no atom (`isAtom`), no local and no global of the
+ * preview page (unknownNames.ts), with the nearest atom names. A draft that is not well formed is left
+ * to validation, so its refusal says what is wrong with it first.
+ */
+function checkNames(draft: AtomDraft, isAtom: (name: string) => boolean, atomNames: () => Iterable<string>, deleted: (name: string) => boolean): void {
+  try {
+    validateDraft(draft);
+  } catch {
+    return;
+  }
+  // A declared dependency that does not exist is the contract's refusal ("dependencies not found"), made by the store.
+  const declared = new Set(draft.dependencies ?? []);
+  const unknown = unknownNames(draft.code, (n) => isAtom(n) || declared.has(n) || allowedFor(draft, n));
+  if (unknown.length > 0) throw unknownNamesError(draft.name, unknown, atomNames, deleted);
+}
+
+/** Whether a name is a deleted atom's, the list read only when a refusal asks. */
+function lazyDeleted(atoms: WriteReader): (name: string) => boolean {
+  let names: Set<string> | undefined;
+  return (name) => (names ??= new Set(atoms.deletedAtoms?.().map((d) => d.name) ?? [])).has(name);
 }
 
 /** `atom`'s code with its references to `from` written as `to` (calls.ts), or the refusal that says why not. */
@@ -323,7 +400,9 @@ function planUpserts(drafts: AtomDraft[], ctx: PlanContext, { labelled = drafts.
     const previous = ctx.get(d.name);
     if (previous && sameContent(previous, d)) return { atom: previous, previous, created: false };
     const version = previous ? previous.version + 1 : ctx.lastVersion(d.name) + 1;
-    const atom: Atom = { ...d, version, created_at: previous?.created_at ?? ctx.now, updated_at: ctx.now };
+    const { examples, ...rest } = d;
+    // No examples: no field (an atom without them is stored, journalled and compared as before).
+    const atom: Atom = { ...rest, ...(examples.length > 0 ? { examples } : {}), version, created_at: previous?.created_at ?? ctx.now, updated_at: ctx.now };
     return { atom, previous, created: !previous };
   });
 }
@@ -356,6 +435,7 @@ function sameContent(a: Atom, d: NormalizedDraft): boolean {
     a.description === d.description &&
     JSON.stringify(a.inputs) === JSON.stringify(d.inputs) &&
     JSON.stringify(a.outputs) === JSON.stringify(d.outputs) &&
-    a.dependencies.join() === d.dependencies.join()
+    a.dependencies.join() === d.dependencies.join() &&
+    sameExamples(a.examples, d.examples)
   );
 }

@@ -21,11 +21,29 @@ import { removeStaleTempFilesOf, replaceFile } from '../util/atomicFile.js';
 import { Emitter, type Disposable } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
-import { IncrementalBundler, type BundlePlan } from './bundler.js';
+import { isProgramAtom } from '../atoms/model.js';
+import { IncrementalBundler, type AtomLookup, type BundlePlan } from './bundler.js';
 import { MissingCallCheck, missingCallsMessage } from './missingCalls.js';
 
 /** What the builder needs of the store: the atoms, their changes, and the build records. */
-export type BuildSource = Pick<AtomStore, 'workspaceDir' | 'all' | 'get' | 'size' | 'onDidChange' | 'recordBuild' | 'deletedAtoms'>;
+export type BuildSource = Pick<AtomStore, 'workspaceDir' | 'all' | 'get' | 'size' | 'countByType' | 'onDidChange' | 'recordBuild' | 'deletedAtoms'>;
+
+/**
+ * The atoms of the program (latest.js): every atom but test atoms, which the checks run and no build
+ * bundles. With no test atom in the workspace, the store itself (no copy of its list).
+ */
+function programOf(store: BuildSource): AtomLookup {
+  return {
+    get size() {
+      return store.size - store.countByType().test;
+    },
+    get: (name) => {
+      const atom = store.get(name);
+      return atom && isProgramAtom(atom) ? atom : undefined;
+    },
+    all: () => (store.countByType().test === 0 ? store.all() : store.all().filter(isProgramAtom)),
+  };
+}
 
 export class Builder {
   private running: Promise<BuildRecord> | undefined;
@@ -69,10 +87,14 @@ export class Builder {
         this.bundler.invalidateOrder();
         this.deleted = undefined;
       } else if (e.kind === 'delete') {
-        this.bundler.noteRemoved(e.atom.name);
+        if (isProgramAtom(e.atom)) this.bundler.noteRemoved(e.atom.name);
         this.deleted?.add(e.atom.name);
       }
-      else if (!e.previous) this.bundler.noteAdded(e.atom);
+      // A test atom is no part of the bundle: becoming one removes it, ceasing to be one adds it.
+      else if (!isProgramAtom(e.atom)) {
+        if (!e.previous || !isProgramAtom(e.previous)) return;
+        this.bundler.noteRemoved(e.atom.name);
+      } else if (!e.previous || !isProgramAtom(e.previous)) this.bundler.noteAdded(e.atom);
       else if (e.previous.dependencies.join() !== e.atom.dependencies.join()) this.bundler.invalidateOrder();
       else this.bundler.noteChanged(e.atom.name);
       this.changed();
@@ -222,7 +244,8 @@ export class Builder {
 
   private async buildOnce(): Promise<BuildRecord> {
     const started = performance.now();
-    const atoms = this.store.all();
+    const program = programOf(this.store);
+    const atoms = program.all();
     let record: BuildRecord;
     let target: string | undefined;
     try {
@@ -231,7 +254,7 @@ export class Builder {
       refuseToReplaceNonBundle(target);
       // The bundle written last is copied from only as this builder left it.
       if (this.last && !(await unchanged(this.last))) this.forgetLast();
-      let bundle = this.bundler.bundle(this.store);
+      let bundle = this.bundler.bundle(program);
       // Before writing: a bundle calling a deleted atom is not a success (missingCalls.ts).
       let live: Set<string> | undefined;
       const missing = this.missingCalls.find(atoms, this.deletedNames(), (name) => (live ??= new Set(bundle.order)).has(name));
@@ -248,7 +271,7 @@ export class Builder {
         if (!(err instanceof BundleShorter)) throw err;
         // Cut short after the check above (someone truncated it): every atom is encoded again.
         this.forgetLast();
-        bundle = this.bundler.bundle(this.store);
+        bundle = this.bundler.bundle(program);
         written = await this.write(target, bundle);
       }
       // The bundle just written is the one to copy from next, known by how it was left; should

@@ -10,7 +10,7 @@
 import { linesInsideTemplates } from '../atoms/code.js';
 import { findEntryPoint } from '../atoms/boot.js';
 import { topologicalOrder } from '../atoms/graph.js';
-import type { Atom } from '../atoms/model.js';
+import { isProgramAtom, type Atom } from '../atoms/model.js';
 
 export interface Bundle {
   code: string;
@@ -41,6 +41,7 @@ function bootLines(entry: string | null): string[] {
 }
 
 export function createBundle(atomList: readonly Atom[], generatedAt: Date = new Date()): Bundle {
+  atomList = atomList.filter(isProgramAtom); // test atoms are run by the checks, never bundled
   const plan = new IncrementalBundler().bundle(atomList, generatedAt);
   return { code: assemble(plan).toString('utf8'), order: [...plan.order], entry: plan.entry };
 }

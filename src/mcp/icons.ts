@@ -59,6 +59,7 @@ export const TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
   delete_atom: 'change',
   rename_atom: 'change',
   run_atom: 'run',
+  test_atoms: 'run',
 };
 
 export function toolIcons(name: string): Icon[] {

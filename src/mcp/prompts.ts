@@ -25,7 +25,28 @@ const PROMPTS: PromptDefinition[] = [
       'game_loop, else main, else the last core atom, as soon as latest.js loads.\n' +
       '5. State that several atoms share (a score, a snake, settings) cannot travel through ports, which are primitives only: keep it in ' +
       'one core atom such as `function game_state(key, value) { const store = game_state.store || (game_state.store = {}); if (value !== undefined) store[key] = value; return store[key]; }` ' +
-      '(inputs key: string, value: number optional; output: number) and call it from the others (declare it in their dependencies).',
+      '(inputs key: string, value: number optional; output: number) and call it from the others (declare it in their dependencies).\n' +
+      '6. Prove it: give each util atom two or three examples ([{ "args": [...], "returns": value }]), and add one test atom per feature ' +
+      '(type test, no inputs) that calls it as the game would, checks the outcome with assert(condition, message), and is never bundled. ' +
+      'Read the end of each write\'s answer ("Examples: 3 passed." or what failed) and fix what it names.',
+  },
+  {
+    name: 'build_app',
+    title: 'Build a web app',
+    description: 'An app with records, a DOM and events, persisted across reloads, in the patterns that work with atoms.',
+    arguments: [{ name: 'goal', description: 'What the app should let a person do', required: true }],
+    render: ({ goal }) =>
+      `Goal: ${goal}\n\n` +
+      '1. get_code_structure and semantic_search (detail: "summary") for atoms that already do part of it.\n' +
+      '2. State: one util atom app_state(key, value) => string over an object kept on the function (app_state.store). ' +
+      'A record is fields under "<kind>:<id>:<field>" keys; write one accessor per field you read (card_title(id) => string) and a list atom ' +
+      '(card_ids() => string[]). save_x and load_x keep the store in localStorage (JSON).\n' +
+      '3. Features as atoms that change the records (add_card(title) => string id, remove_card(id)), and render atoms that build the DOM ' +
+      'with createElement and textContent, putting data-action and data-id on the elements a person clicks.\n' +
+      '4. main (core) loads the state, builds the page and wires every event once: one delegated listener reading data-action. ' +
+      'Atoms are not globals, so no inline onclick; main is what latest.js boots.\n' +
+      '5. A test atom (type test) per feature: calls it, checks the records with assert(condition, message). Read the end of every answer ' +
+      '(tests, warnings, callers to update) and fix what it names.',
   },
   {
     name: 'split_atom',

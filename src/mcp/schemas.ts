@@ -4,6 +4,8 @@ import { ATOM_TYPES, MAX_CODE_BYTES, MAX_NAME_LENGTH, PORT_TYPES } from '../atom
 
 /** Loose on purpose: the domain checks the pattern and says what a good name looks like. */
 export const atomName = z.string().max(MAX_NAME_LENGTH * 4).describe('snake_case atom name');
+/** An atom's name where the tool or field already says it is one: listed without a description (tools/list stays small). */
+export const atomRef = z.string().max(MAX_NAME_LENGTH * 4);
 
 export const atomType = z.enum(ATOM_TYPES);
 
@@ -25,9 +27,15 @@ export const atomDraft = {
     .string()
     .max(MAX_CODE_BYTES * 8)
     .describe(`One function declaration named like the atom, at most ${MAX_CODE_BYTES} bytes`),
-  type: atomType.describe('core: entry points; feature: mechanics; util: helpers'),
+  type: atomType.describe('core: entry points; feature: mechanics; util: helpers; test: never bundled'),
   inputs: z.array(port).max(64).optional().describe('Parameters in call order; optional: true if callers may omit one'),
   outputs: z.array(port).max(64).optional().describe('Return values'),
-  dependencies: z.array(atomName).max(128).optional().describe('Atoms this code calls'),
+  dependencies: z.array(atomRef).max(128).optional().describe('Atoms this code calls'),
   description: z.string().max(8192).optional().describe('What it does (search reads it)'),
+  examples: z
+    // The shape is in the description (and checked by the domain, with what to do): the listing stays small.
+    .array(z.record(z.string(), z.unknown()))
+    .max(16)
+    .optional()
+    .describe('{args, returns} or {args, throws: text}; run after every change'),
 };

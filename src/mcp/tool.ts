@@ -26,6 +26,8 @@ export interface ToolContext {
 export interface ToolOutput {
   text: string;
   structured?: Record<string, unknown>;
+  /** The answer is an error result (`isError: true`) with this text as it is, not a refusal: run_atom's thrown run, a failed check. */
+  isError?: boolean;
 }
 
 export interface ToolDefinition<S extends z.ZodRawShape = z.ZodRawShape> {
@@ -60,7 +62,8 @@ export function describeTool(tool: ToolDefinition) {
     title: tool.title,
     description: tool.description,
     inputSchema: lean(schema) as { type: 'object'; [key: string]: unknown },
-    annotations: tool.annotations,
+    // destructiveHint and idempotentHint mean something only for a tool that writes (MCP's ToolAnnotations): left out for readers.
+    annotations: tool.annotations.readOnlyHint ? { readOnlyHint: true, openWorldHint: tool.annotations.openWorldHint } : tool.annotations,
     icons: toolIcons(tool.name),
     ...(app ? { _meta: app } : {}),
   };
@@ -77,8 +80,15 @@ function lean(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === 'maxLength' || key === 'maxItems') continue;
+    // What JSON Schema assumes anyway: any item, any further property, string keys, no upper bound on an integer.
+    if ((key === 'items' || key === 'additionalProperties') && isEmptyObject(value)) continue;
+    if (key === 'propertyNames' && isEmptyObject({ ...(value as object), type: undefined }) && (value as { type?: unknown }).type === 'string') continue;
+    if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
     out[key] = lean(value);
   }
   return out;
 }
 
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => v === undefined);
+}

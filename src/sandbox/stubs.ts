@@ -65,16 +65,53 @@ export const STUBS_SOURCE = `(() => {
     ctx.isPointInPath = () => false;
     return ctx;
   }
+  // What a real element has and this stub does not: a call says so, instead of "not a function".
+  const MISSING = ['animate', 'attachShadow', 'getClientRects', 'requestFullscreen', 'requestPointerLock', 'scrollTo', 'scrollBy',
+    'showModal', 'show', 'close', 'select', 'setSelectionRange', 'setPointerCapture', 'releasePointerCapture', 'insertAdjacentElement',
+    'getAnimations', 'checkValidity', 'reportValidity', 'submit', 'reset', 'play', 'pause', 'toDataURL', 'toBlob'];
+  const lacks = (what) => function () { throw new TypeError(what + '() is not in the sandbox stub element (run_atom has no real DOM): test the logic apart from it, or in the live preview'); };
+  function matches(el, selector) {
+    const s = str(selector).trim();
+    if (s[0] === '#') return el.id === s.slice(1);
+    if (s[0] === '.') return (' ' + el.className + ' ').indexOf(' ' + s.slice(1) + ' ') >= 0;
+    const attr = /^\\[data-([\\w-]+)(?:="?([^"\\]]*)"?)?\\]$/.exec(s);
+    if (attr) { const key = attr[1].replace(/-(\\w)/g, (_, c) => c.toUpperCase()); return key in el.dataset && (attr[2] === undefined || el.dataset[key] === attr[2]); }
+    return el.tagName === s.toUpperCase();
+  }
+  function descendants(el, out) { for (let i = 0; i < el.children.length; i++) { out[out.length] = el.children[i]; descendants(el.children[i], out); } return out; }
   function makeElement(tag, id) {
     let context = null;
+    const attributes = bare(null);
     const el = { tagName: str(tag).toUpperCase(), id: id === undefined ? '' : str(id), width: 300, height: 150,
-      style: {}, dataset: {}, className: '', textContent: '', innerText: '', innerHTML: '', value: '',
+      style: {}, dataset: {}, className: '', textContent: '', innerText: '', innerHTML: '', value: '', checked: false, disabled: false,
+      children: [], childNodes: [], parentNode: null, parentElement: null,
+      get firstChild() { return el.children[0] || null; }, get lastChild() { return el.children[el.children.length - 1] || null; },
       classList: { add() {}, remove() {}, toggle() { return false; }, contains() { return false; } },
       getContext(type) { if (str(type) !== '2d') return null; context = context || makeContext(el); touch('canvas 2D'); return context; },
       getBoundingClientRect() { return { left: 0, top: 0, x: 0, y: 0, width: el.width, height: el.height, right: el.width, bottom: el.height }; },
       addEventListener(type) { listen(el.id ? '#' + el.id : el.tagName.toLowerCase(), type); },
-      removeEventListener() {}, appendChild(child) { return child; }, removeChild(child) { return child; },
-      setAttribute() {}, getAttribute() { return null; }, focus() {}, remove() {} };
+      removeEventListener() {}, dispatchEvent() { return true; }, click() {}, focus() {}, blur() {}, scrollIntoView() {},
+      appendChild(child) { if (child && typeof child === 'object') { child.parentNode = el; child.parentElement = el; el.children[el.children.length] = child; el.childNodes = el.children; } return child; },
+      append() { for (let i = 0; i < arguments.length; i++) el.appendChild(arguments[i]); },
+      prepend() { for (let i = arguments.length - 1; i >= 0; i--) el.insertBefore(arguments[i], el.children[0] || null); },
+      insertBefore(child, before) { const at = el.children.indexOf(before); if (at < 0) return el.appendChild(child); el.children.splice(at, 0, child); child.parentNode = el; return child; },
+      removeChild(child) { const at = el.children.indexOf(child); if (at >= 0) el.children.splice(at, 1); return child; },
+      replaceChildren() { el.children = []; el.childNodes = el.children; el.append.apply(el, arguments); },
+      remove() { if (el.parentNode) el.parentNode.removeChild(el); },
+      contains(other) { return other === el || descendants(el, []).indexOf(other) >= 0; },
+      matches(selector) { return matches(el, selector); },
+      closest(selector) { for (let e = el; e; e = e.parentNode) if (matches(e, selector)) return e; return null; },
+      querySelector(selector) { const all = descendants(el, []); for (let i = 0; i < all.length; i++) if (matches(all[i], selector)) return all[i]; return null; },
+      querySelectorAll(selector) { return descendants(el, []).filter((e) => matches(e, selector)); },
+      getElementsByTagName(name) { return el.querySelectorAll(name); },
+      cloneNode() { return makeElement(tag); },
+      insertAdjacentHTML() {},
+      setAttribute(name, value) { attributes[str(name)] = str(value); if (str(name) === 'id') el.id = str(value); },
+      getAttribute(name) { return str(name) in attributes ? attributes[str(name)] : null; },
+      hasAttribute(name) { return str(name) in attributes; },
+      removeAttribute(name) { delete attributes[str(name)]; },
+      toggleAttribute(name) { if (str(name) in attributes) { delete attributes[str(name)]; return false; } attributes[str(name)] = ''; return true; } };
+    for (let i = 0; i < MISSING.length; i++) el[MISSING[i]] = lacks(MISSING[i]);
     return el;
   }
   const byId = bare(null);
@@ -82,8 +119,8 @@ export const STUBS_SOURCE = `(() => {
   const body = makeElement('body');
   const document = { body, documentElement: makeElement('html'), readyState: 'complete', title: '',
     getElementById: (id) => element(str(id)),
-    querySelector: (selector) => element(str(selector).replace(/^#/, '')),
-    querySelectorAll: (selector) => [element(str(selector).replace(/^#/, ''))],
+    querySelector: (selector) => (/^#/.test(str(selector)) ? element(str(selector).slice(1)) : body.querySelector(selector) || element(str(selector))),
+    querySelectorAll: (selector) => (/^#/.test(str(selector)) ? [element(str(selector).slice(1))] : body.querySelectorAll(selector)),
     createElement: (tag) => makeElement(tag),
     addEventListener(type) { listen('document', type); }, removeEventListener() {} };
   const items = bare(null);

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import type { SqlValue } from 'sql.js';
 import { userCacheDir } from '../util/cacheDir.js';
 
-export const CHECK_VERSION = 1;
+export const CHECK_VERSION = 2;
 const KEY_FILE = 'open-check.key';
 
 /**
@@ -74,6 +74,8 @@ export interface SealedColumns {
   created_at: SqlValue;
   updated_at: SqlValue;
   dependencies: readonly SqlValue[];
+  /** JSON text, or null for none (schema 4). */
+  examples: SqlValue;
 }
 
 /** The seal of a row, or null when this machine has no secret. */
@@ -113,6 +115,7 @@ function sealWith(key: KeyObject | null, row: SealedColumns): string | null {
     row.created_at,
     row.updated_at,
     deps,
+    row.examples ?? null,
   ]);
   return createHmac('sha256', key).update(text).digest('base64');
 }

@@ -16,7 +16,7 @@ import type { Atom, AtomDraft } from '../atoms/model.js';
 import { validateDraft } from '../atoms/validate.js';
 import type { Logger } from '../util/log.js';
 import { nextTurn } from '../util/turn.js';
-import type { Port } from '../atoms/model.js';
+import type { AtomExample, Port } from '../atoms/model.js';
 import type { RawAtomRow } from './atoms/table.js';
 import { sealer } from './checkSeal.js';
 import type { JournalEntry, JournalOp } from './journal.js';
@@ -89,6 +89,7 @@ export async function checkAtomRows(rows: RawAtomRow[], refused: RefusedAtom[], 
         description: r.description,
         inputs: parseJsonColumn(r.inputs, 'inputs'),
         outputs: parseJsonColumn(r.outputs, 'outputs'),
+        examples: r.examples === null || r.examples === undefined ? undefined : parseJsonColumn(r.examples, 'examples'),
         dependencies: r.dependencies,
         version: r.version,
         created_at: r.created_at,
@@ -120,6 +121,7 @@ function sealedAtom(r: RawAtomRow): Atom | undefined {
   if (typeof r.created_at !== 'string' || typeof r.updated_at !== 'string') return undefined;
   if (r.description !== null && typeof r.description !== 'string') return undefined;
   if (!r.dependencies.every((d): d is string => typeof d === 'string')) return undefined;
+  if (r.examples !== null && typeof r.examples !== 'string') return undefined;
   return {
     name: r.name,
     type: r.type as Atom['type'],
@@ -131,6 +133,7 @@ function sealedAtom(r: RawAtomRow): Atom | undefined {
     version: r.version,
     created_at: r.created_at,
     updated_at: r.updated_at,
+    ...(r.examples !== null ? { examples: JSON.parse(r.examples) as AtomExample[] } : {}),
   };
 }
 
@@ -163,6 +166,7 @@ function checkStoredAtom(raw: unknown): Atom {
     inputs: a.inputs,
     outputs: a.outputs,
     dependencies: a.dependencies,
+    examples: a.examples,
   } as AtomDraft);
   const version = a.version;
   if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) {
@@ -174,7 +178,8 @@ function checkStoredAtom(raw: unknown): Atom {
     }
     return t;
   }) as [string, string];
-  return { ...d, version, created_at, updated_at };
+  const { examples, ...rest } = d;
+  return { ...rest, ...(examples.length > 0 ? { examples } : {}), version, created_at, updated_at };
 }
 
 /** ISO 8601 as written here, or SQL's `2026-02-08 12:00:00`: digits and separators, one line. */

@@ -15,12 +15,19 @@
  * (embeddings/vectorFile.ts); `embedding_slots` says which slot holds each atom's vector. The
  * store moves schema 2's vectors out of `embeddings` at the first open (it needs the file, so
  * this SQL cannot), and keeps that table empty.
+ *
+ * Schema 4 (atoms prove themselves): an atom may be of type `test`, and keeps its examples (JSON, or
+ * NULL for none) in `atoms.examples` and `atom_versions.examples`. SQLite cannot change a CHECK, so
+ * `atoms` is copied into a table without schema 1's (foreign keys are off: the edges keep naming it).
+ * The rules they held (the types, 2 KB of code, versions from 1) are every write's checks and every
+ * open's (openCheck.ts); a CHECK here would refuse to copy a cloned database's bad row, which the
+ * open must load as it is to report it.
  */
 import type { Database } from 'sql.js';
 import { AtomError } from '../atoms/errors.js';
 import { encodeHalf } from './vectors/float16.js';
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Bytes per page: seven 1 KiB vector rows to a page (16 KiB would save 3 MiB more at 10,000 atoms, but make an empty database 200 KiB). */
 export const PAGE_SIZE = 8192;
@@ -98,6 +105,25 @@ const MIGRATIONS: Record<number, string> = {
       text_hash TEXT NOT NULL,
       slot INTEGER NOT NULL CHECK (typeof(slot) = 'integer' AND slot >= 0)
     );
+  `,
+  4: `
+    CREATE TABLE atoms_next (
+      name TEXT PRIMARY KEY,
+      type TEXT,
+      code TEXT,
+      description TEXT,
+      inputs TEXT DEFAULT '[]',
+      outputs TEXT DEFAULT '[]',
+      version INTEGER,
+      created_at TEXT,
+      updated_at TEXT,
+      examples TEXT
+    );
+    INSERT INTO atoms_next (name, type, code, description, inputs, outputs, version, created_at, updated_at)
+      SELECT name, type, code, description, inputs, outputs, version, created_at, updated_at FROM atoms;
+    DROP TABLE atoms;
+    ALTER TABLE atoms_next RENAME TO atoms;
+    ALTER TABLE atom_versions ADD COLUMN examples TEXT;
   `,
 };
 

@@ -6,6 +6,8 @@ export interface Disposable {
 }
 
 export type Listener<T> = (event: T) => void;
+/** Subscribes a listener; the VS Code `Event` shape. */
+export type Event<T> = (listener: Listener<T>) => Disposable;
 
 export class Emitter<T> {
   private listeners = new Set<Listener<T>>();

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { ATOM_TYPES, type Atom, type AtomType } from '../atoms/model.js';
+import { checksVerdict, type CheckResult } from '../atoms/checks.js';
 import { formatSignature } from '../atoms/signature.js';
 import { atomUri } from './atomFileSystem.js';
 import { Commands } from './commandIds.js';
@@ -17,18 +18,22 @@ export type AtomNode =
 export interface CurrentAtoms {
   atoms(): readonly Atom[] | undefined;
   get(name: string): Atom | undefined;
+  /** The latest results of the atom's checks (examples, or the test atom itself); empty when none ran. */
+  checks?(name: string): readonly CheckResult[];
 }
 
 export const TYPE_ICONS: Record<AtomType, { icon: string; color: string }> = {
   core: { icon: 'pulse', color: 'charts.red' },
   feature: { icon: 'sparkle', color: 'charts.blue' },
   util: { icon: 'tools', color: 'charts.green' },
+  test: { icon: 'beaker', color: 'charts.purple' },
 };
 
 const TYPE_TITLES: Record<AtomType, string> = {
   core: 'Core: entry points, game loop',
   feature: 'Features: mechanics, player-facing logic',
   util: 'Utilities: helpers, configs, pure functions',
+  test: 'Tests: scenarios that check the other atoms (never bundled)',
 };
 
 export class AtomTreeProvider implements vscode.TreeDataProvider<AtomNode> {
@@ -92,7 +97,17 @@ export class AtomTreeProvider implements vscode.TreeDataProvider<AtomNode> {
     const style = TYPE_ICONS[atom.type];
     item.iconPath = new vscode.ThemeIcon(style.icon, new vscode.ThemeColor(style.color));
     item.description = formatSignature(atom);
-    item.tooltip = atomTooltip(atom);
+    const tooltip = atomTooltip(atom);
+    item.tooltip = tooltip;
+    // A failing check is never silent: a red icon and the count before the signature, the messages in the tooltip.
+    const results = this.current.checks?.(node.name) ?? [];
+    const summary = checksVerdict(results);
+    if (summary) {
+      item.description = summary.ok ? `${item.description}  ${summary.text}` : `${summary.text} \u00b7 ${item.description}`;
+      if (!summary.ok) item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed'));
+      tooltip.appendMarkdown(`\n\n**Checks:** ${summary.text}\n`);
+      for (const r of results.filter((c) => !c.ok)) tooltip.appendText(`\n\u2717 ${r.message ?? r.label}\n`);
+    }
     item.command = { command: Commands.openAtom, title: 'Open Atom', arguments: [node.name] };
     return item;
   }

@@ -23,6 +23,7 @@ const TYPE_DESCRIPTIONS: Record<AtomType, string> = {
   core: 'system level: entry points, game loop, scene manager',
   feature: 'game mechanics, player-facing logic',
   util: 'helpers, configuration, pure functions',
+  test: 'a scenario that calls other atoms and throws (assert) when they misbehave; never bundled',
 };
 
 export interface CommandDeps {

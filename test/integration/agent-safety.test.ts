@@ -71,10 +71,19 @@ test('a call to an existing atom left undeclared is added to the dependencies, a
 });
 
 test('an atom created after the atoms that call it is linked to them in the same change, unless that closes a cycle', async () => {
-  const s = await open();
+  const first = await open();
+  // The tools refuse a call to a name that is no atom yet (no unknown calls); a database written
+  // otherwise (an older version, another program) can hold such callers: planted through the store.
+  const refused = await first.call('upsert_atom', util('draw_hud', 'function draw_hud() { return format_score_text(1); }'));
+  assert.equal(refused.isError, true, refused.text);
+  await first.close();
+  const store = await AtomStore.open(first.folder);
+  await upsert(store, util('draw_hud', 'function draw_hud() { return format_score_text(1); }') as never);
+  await upsert(store, util('hud_layout', 'function hud_layout() { return [format_score_text(2)]; }') as never);
+  await upsert(store, util('base_value', 'function base_value() { return later_fn(); }') as never);
+  await store.close();
+  const s = await open(first.folder);
   try {
-    await ok(s, 'upsert_atom', util('draw_hud', 'function draw_hud() { return format_score_text(1); }'));
-    await ok(s, 'upsert_atom', util('hud_layout', 'function hud_layout() { return [format_score_text(2)]; }'));
     const text = await ok(s, 'upsert_atom', util('format_score_text', 'function format_score_text(n) { return "S" + n; }'));
     assert.match(text.split('\n')[0]!, /^Atom "format_score_text" saved/);
     assert.match(text, /^Linked \(their code calls it\): draw_hud, hud_layout$/m);
@@ -83,7 +92,6 @@ test('an atom created after the atoms that call it is linked to them in the same
     assert.deepEqual(s.workspace.atoms.get('hud_layout')!.dependencies, ['format_score_text']);
 
     // A caller that the new atom itself depends on cannot be linked: said, not done.
-    await ok(s, 'upsert_atom', util('base_value', 'function base_value() { return later_fn(); }'));
     const cyc = await ok(s, 'upsert_atom', util('later_fn', 'function later_fn() { return 1 + base_value(); }'));
     assert.match(cyc, /^Not linked, fix by hand: base_value \(it would close the cycle base_value -> later_fn -> base_value\)$/m);
     assert.deepEqual(s.workspace.atoms.get('base_value')!.dependencies, []);
@@ -252,6 +260,48 @@ test('a rename that a caller cannot take (over 2 KB, new name taken, declared in
     assert.equal(JSON.stringify(s.workspace.atoms.all().filter((a) => a.name !== 'g' && a.name !== 'uses_g')), before, 'nothing changed');
     const journalAfter = readFileSync(journal, 'utf8').split('\n').filter((l) => /"op":"(put|del)"/.test(l)).length;
     assert.equal(journalAfter, journalBefore + 2, 'only the two upserts were written');
+  } finally {
+    await s.close();
+  }
+});
+
+test('a rename reports the descriptions that still name the old atom, and rewrites them in the same change when asked', async () => {
+  const s = await open();
+  try {
+    await ok(s, 'upsert_atom', util('draw_rect', 'function draw_rect() { return 1; }', { description: 'Draws a rectangle; draw_rect_outline is its twin' }));
+    await ok(s, 'upsert_atom', util('draw_scene', 'function draw_scene() { return draw_rect(); }', { description: 'Calls draw_rect for each cube' }));
+    await ok(s, 'upsert_atom', util('hud_note', 'function hud_note() { return 0; }', { description: 'Unlike draw_rect, draws text.' }));
+    const said = await ok(s, 'rename_atom', { name: 'draw_rect', new_name: 'fill_rect' });
+    assert.match(said, /^Descriptions that still name "draw_rect": draw_scene, hud_note\. Fix them with upsert_atoms \(or rename with rewrite_descriptions: true to rewrite them in the same change\)\.$/m);
+    assert.equal(s.workspace.atoms.get('hud_note')!.description, 'Unlike draw_rect, draws text.', 'reported, not changed');
+
+    const versions = s.workspace.atoms.get('hud_note')!.version;
+    const done = await ok(s, 'rename_atom', { name: 'fill_rect', new_name: 'paint_rect', rewrite_descriptions: true });
+    assert.doesNotMatch(done, /Descriptions/, 'no description names fill_rect');
+    await ok(s, 'upsert_atom', util('hud_note', 'function hud_note() { return 0; }', { description: 'Unlike paint_rect, draws text; paint_rects is another' }));
+    const rewritten = await ok(s, 'rename_atom', { name: 'paint_rect', new_name: 'box', rewrite_descriptions: true });
+    assert.match(rewritten, /^Descriptions rewritten to name "box": hud_note\.$/m);
+    assert.equal(s.workspace.atoms.get('hud_note')!.description, 'Unlike box, draws text; paint_rects is another', 'only the whole word');
+    assert.ok(s.workspace.atoms.get('hud_note')!.version > versions);
+  } finally {
+    await s.close();
+  }
+});
+
+test('restoring a name that was renamed away says so, and its history says where it went', async () => {
+  const s = await open();
+  try {
+    await ok(s, 'upsert_atom', util('old_name', 'function old_name(n) {\n  return n > 0 ? old_name(n - 1) : 0;\n}'));
+    await ok(s, 'upsert_atom', util('user_of', 'function user_of() { return old_name(2); }'));
+    await ok(s, 'rename_atom', { name: 'old_name', new_name: 'new_name' });
+    assert.match(await ok(s, 'atom_history', { operation: 'list', name: 'old_name' }), /^old_name: 2 versions \(deleted: renamed to "new_name"\)/);
+    const restored = await ok(s, 'atom_history', { operation: 'restore', name: 'old_name' });
+    assert.match(restored, /^Atom "old_name" restored from v1/);
+    assert.match(restored, /^"old_name" had been renamed to "new_name", which still exists \(its callers call it\): this brought back a second atom under the old name\. To undo the rename instead, delete_atom "old_name", then rename_atom "new_name" to "old_name"\.$/m);
+    // A plain delete and restore says nothing of a rename.
+    await ok(s, 'upsert_atom', util('plain', 'function plain() { return 1; }'));
+    await ok(s, 'delete_atom', { name: 'plain' });
+    assert.doesNotMatch(await ok(s, 'atom_history', { operation: 'restore', name: 'plain' }), /renamed/);
   } finally {
     await s.close();
   }

@@ -89,24 +89,27 @@ test('an agent builds a snake game from nothing, its mistakes caught and said, a
   });
   assert.match(drawCell, /^Dependencies added \(called in the code\): board_config$/m);
 
-  // A caller written before its callee: draw_food names food_colour, which does not exist yet...
-  await ok('upsert_atom', {
+  // A typo: draw_food calls draw_cel, which is no atom. Refused on the write, not at run time, with the
+  // atom it was probably meant to be; food_colour does not exist yet either, and is said too.
+  const drawFood = {
     name: 'draw_food',
     type: 'feature',
     description: 'Draws the food',
     inputs: [num('x'), num('y')],
     outputs: [{ name: 'done', type: 'void' }],
     dependencies: ['draw_cell'],
-    code: 'function draw_food(x, y) {\n  draw_cell(x, y, food_colour());\n}',
+    code: 'function draw_food(x, y) {\n  draw_cel(x, y, food_colour());\n}',
+  };
+  const typo = await refused('upsert_atom', drawFood);
+  assert.match(typo, /draw_food uses names that are no atom.*: draw_cel \(did you mean draw_cell\?\); food_colour\./);
+  // Fixed, and written together with the food_colour it calls: the call is its dependency.
+  const withColour = await ok('upsert_atoms', {
+    atoms: [
+      { ...drawFood, code: 'function draw_food(x, y) {\n  draw_cell(x, y, food_colour());\n}' },
+      { name: 'food_colour', type: 'util', outputs: [{ name: 'css', type: 'string' }], code: "function food_colour() {\n  return 'rgb(255, 0, 0)';\n}" },
+    ],
   });
-  // ...and when food_colour appears, draw_food is linked to it in the same change.
-  const colour = await ok('upsert_atom', {
-    name: 'food_colour',
-    type: 'util',
-    outputs: [{ name: 'css', type: 'string' }],
-    code: "function food_colour() {\n  return 'rgb(255, 0, 0)';\n}",
-  });
-  assert.match(colour, /^Linked \(their code calls it\): draw_food$/m);
+  assert.match(withColour, /Dependencies added \(called in the code\): food_colour/);
   assert.match(await ok('read_atoms', { names: ['draw_food'] }), /food_colour/);
 
   // The entry atom: named main, it takes the boot from game_state, and the answer says so.

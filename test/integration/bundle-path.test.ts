@@ -148,7 +148,12 @@ test('a bundle path inside the folder works and replaces its own bundle; moved o
   const server = await open(folder, 'site/game.js');
   const { workspace: ws, client } = server;
   try {
-    assert.match((await server.call('upsert_atom', { ...physicsConfig })).text, /Rebuild triggered\.$/);
+    const first = (await server.call('upsert_atom', { ...physicsConfig })).text.split('\n');
+    assert.match(first[0]!, /Rebuild triggered\.$/);
+    // The session's first write says where the bundle goes, with its real path; get_status says it too.
+    assert.equal(first[1], `Bundle: ${join(realpathSync(folder), 'site', 'game.js')} (rewritten after every change).`);
+    assert.ok((await server.call('get_status', {})).text.split('\n').includes(first[1]!));
+    assert.doesNotMatch((await server.call('upsert_atom', { ...physicsConfig })).text, /Bundle:/, 'only the first write says it');
     const bundle = textOf(await client.readResource({ uri: 'atoms://bundle' }));
     assert.match(bundle, /^\/\/ === Atomic Coding Bundle ===\n/);
     assert.match(bundle, /function physics_config/);

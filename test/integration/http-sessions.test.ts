@@ -142,6 +142,26 @@ describe('HTTP sessions', () => {
     assert.equal((await use(host, watching)).status, 200, 'the watching one was not');
   });
 
+  it('get_status counts the clients still there, not the sessions of clients that went away without ending them', async () => {
+    // Counted: a session with a stream open or a request in flight (0 ms: no grace after the last request).
+    const running = await startHost({ sessionActiveMs: 0 });
+    hosts.push(running);
+    const { host } = running;
+    const watching = await initialize(host);
+    streams.push(await openStream(host, watching));
+    const gone = await initialize(host);
+    const stream = await openStream(host, gone);
+    stream.destroy(); // the client was killed: its stream closed, and it never sent DELETE
+    const status = async () => {
+      const call = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_status', arguments: {} } };
+      return (await send(host, 'POST', '/mcp', mcpHeaders(host, watching), call)).body;
+    };
+    for (let i = 0; i < 200 && (await status()).includes('2 clients connected'); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.match(await status(), /Server: version [^,]+, 1 client connected\./);
+    assert.equal(host.sessions.size, 2, 'the gone session is still open (the idle sweep ends it later)');
+    assert.equal((await use(host, gone)).status, 200, 'and works again if its client comes back');
+  });
+
   it('session ids are 128 random bits, never logged, and a made-up one is 404 like an expired one', async () => {
     const lines: string[] = [];
     const record = (m: string) => lines.push(m);

@@ -219,7 +219,7 @@ describe('MCP Apps: the graph and the running game inside the chat', () => {
 
   it('ties a runtime error to its atom and line, and shows that line of the code', async () => {
     const draw = sample.find((a) => a.name === 'draw_scene')!;
-    const broken = { ...draw, code: draw.code.replace('ctx.fillRect(120, y, cfg.cube_size, cfg.cube_size);', 'ctx.fillRect(120, y, cfg.cube_size, cfg.cube_size);\n  cube_shadow(120, y);') };
+    const broken = { ...draw, code: draw.code.replace('ctx.fillRect(120, y, cfg.cube_size, cfg.cube_size);', 'ctx.fillRect(120, y, cfg.cube_size, cfg.cube_size);\n  window.cube_shadow(120, y);') };
     assert.notEqual(broken.code, draw.code);
     const result = await callTool('upsert_atom', broken as unknown as Record<string, unknown>);
     assert.equal(result.isError ?? false, false, textOf(result));
@@ -229,7 +229,7 @@ describe('MCP Apps: the graph and the running game inside the chat', () => {
     const line = Number(await link.getAttribute('data-line'));
     const codeLines = broken.code.split('\n');
     assert.match(codeLines[line - 1] ?? '', /cube_shadow\(120, y\)/, `line ${line} of draw_scene is the failing call`);
-    assert.match(await frame.locator('#console-list .entry.error').first().innerText(), new RegExp(`draw_scene:${line}\\s*Uncaught ReferenceError: cube_shadow is not defined`));
+    assert.match(await frame.locator('#console-list .entry.error').first().innerText(), new RegExp(`draw_scene:${line}\\s*Uncaught TypeError: window\\.cube_shadow is not a function`));
     await link.click();
     await frame.waitForSelector('#code[data-atom="draw_scene"]:not([hidden]) .mark', { timeout: WAIT });
     assert.match(await frame.locator('#code .mark').innerText(), /cube_shadow\(120, y\);/);

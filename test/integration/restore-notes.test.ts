@@ -4,6 +4,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { AtomStore } from '../../src/store/atomStore.js';
+import { upsert } from '../support/storeWrites.js';
 import { openInProcess, wordsOnly, type InProcessServer } from '../support/inProcess.js';
 
 let server: InProcessServer;
@@ -22,8 +24,17 @@ test('restoring a deleted atom links the atoms whose code calls it, and says whe
   await ok('upsert_atom', { name: 'main', type: 'core', code: 'function main() {\n  return 1;\n}' });
   await ok('delete_atom', { name: 'format_score' });
   await ok('delete_atom', { name: 'main' });
-  // While format_score is gone, draw_hud is written calling it (an unknown name, so no dependency yet).
-  await ok('upsert_atom', { name: 'draw_hud', type: 'feature', code: 'function draw_hud(n) {\n  return format_score(n);\n}', inputs: [{ name: 'n', type: 'number' }] });
+  // While format_score is gone, draw_hud calling it is refused, saying it can be restored (no unknown calls)...
+  const draw = { name: 'draw_hud', type: 'feature', code: 'function draw_hud(n) {\n  return format_score(n);\n}', inputs: [{ name: 'n', type: 'number' }] };
+  const refused = await server.call('upsert_atom', draw);
+  assert.equal(refused.isError, true, refused.text);
+  assert.match(refused.text, /format_score \(deleted: restore it with atom_history\)/);
+  // ...but a database written otherwise (an older version, another program) can hold such a caller.
+  await server.close();
+  const store = await AtomStore.open(server.folder);
+  await upsert(store, draw as never);
+  await store.close();
+  server = await openInProcess({ embeddings: wordsOnly, folder: server.folder });
   const restored = await ok('atom_history', { operation: 'restore', name: 'format_score' });
   assert.match(restored, /^Atom "format_score" restored from v1 as v3/);
   assert.match(restored, /^Linked \(their code calls it\): draw_hud$/m);

@@ -7,7 +7,10 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { AtomStore } from '../../src/store/atomStore.js';
+import { upsert } from '../support/storeWrites.js';
 import { openInProcess, wordsOnly, type InProcessServer } from '../support/inProcess.js';
+import { tempDir } from '../support/tmp.js';
 
 let server: InProcessServer;
 
@@ -19,6 +22,7 @@ interface RunAnswer {
     value?: unknown;
     error?: { name: string; atom?: string; line?: number };
     stubs?: { used: string[]; canvas: { calls: number; methods: Record<string, number>; texts: string[] }; listeners: string[] };
+    output_problems?: string[];
   };
 }
 
@@ -31,16 +35,11 @@ async function run(name: string, args: unknown[] = [], extra: Record<string, unk
   return { text: result.content[0]!.text, isError: result.isError === true, structured: result.structuredContent! };
 }
 
-const atoms = [
+const atoms: Record<string, unknown>[] = [
   {
     name: 'canvas_context',
     type: 'util',
     code: "function canvas_context() {\n  const canvas = document.getElementById('game');\n  return canvas.getContext('2d');\n}",
-  },
-  {
-    name: 'board_size',
-    type: 'util',
-    code: 'function board_size() {\n  const cells = 20;\n  return cells * cell_pixels();\n}',
   },
   {
     name: 'draw_grid',
@@ -93,8 +92,55 @@ const atoms = [
   },
 ];
 
+// Honest run results: a state atom and its user, and atoms whose value does not match their outputs.
+atoms.push(
+  {
+    name: 'game_state',
+    type: 'core',
+    code: 'function game_state(key, value) {\n  const store = game_state.store || (game_state.store = {});\n  if (value !== undefined) store[key] = value;\n  return store[key];\n}',
+  },
+  {
+    name: 'add_score',
+    type: 'feature',
+    code: "function add_score(points) {\n  return game_state('score', (game_state('score') ?? 0) + points);\n}",
+    inputs: [{ name: 'points', type: 'number' }],
+    outputs: [{ name: 'score', type: 'number' }],
+  },
+  {
+    name: 'level_name',
+    type: 'util',
+    code: "function level_name() {\n  return game_state('level') === 2 ? 'two' : 'one';\n}",
+    outputs: [{ name: 'name', type: 'string' }],
+  },
+  {
+    name: 'wrong_output',
+    type: 'util',
+    code: "function wrong_output() {\n  return '42';\n}",
+    outputs: [{ name: 'answer', type: 'number' }],
+  },
+  {
+    name: 'two_outputs',
+    type: 'util',
+    code: 'function two_outputs() {\n  return { x: 1, y: [true] };\n}',
+    outputs: [{ name: 'x', type: 'number' }, { name: 'y', type: 'number[]' }, { name: 'z', type: 'string' }],
+  },
+);
+
+/**
+ * Atoms that call names no atom has: the tools refuse them (no unknown calls), but a database written
+ * otherwise (an older version, another program) can hold them, so they are planted through the store.
+ */
+const planted = [
+  { name: 'board_size', type: 'util', code: 'function board_size() {\n  const cells = 20;\n  return cells * cell_pixels();\n}' },
+  { name: 'draw_tiles', type: 'feature', code: 'function draw_tiles() {\n  return draw_boardd([1]);\n}' },
+];
+
 before(async () => {
-  server = await openInProcess({ embeddings: wordsOnly });
+  const folder = tempDir();
+  const store = await AtomStore.open(folder);
+  for (const atom of planted) await upsert(store, atom as never);
+  await store.close();
+  server = await openInProcess({ embeddings: wordsOnly, folder });
   const seeded = await server.call('upsert_atoms', { atoms });
   assert.equal(seeded.isError, false, seeded.text);
 });
@@ -108,6 +154,13 @@ test('the hint about an undefined name blames the atom it was thrown in, not the
   assert.match(r.text, /^draw_grid threw ReferenceError in board_size at line 3: 'cell_pixels' is not defined/);
   assert.match(r.text, /\nIf cell_pixels is an atom, list it in dependencies of the atom that calls it \(board_size declares \[\]\)\./);
   assert.doesNotMatch(r.text, /draw_grid declares/);
+});
+
+test('an undefined name near an atom\'s gets "did you mean" that atom instead of "list it in dependencies"', async () => {
+  const r = await run('draw_tiles');
+  assert.match(r.text, /^draw_tiles threw ReferenceError in draw_tiles at line 2: 'draw_boardd' is not defined/);
+  assert.match(r.text, /\ndraw_boardd is no atom: did you mean draw_board\? Fix the call in draw_tiles\./);
+  assert.doesNotMatch(r.text, /list it in dependencies/);
 });
 
 test('a browser global the sandbox lacks gets a hint that says so, naming the atom that used it', async () => {
@@ -143,7 +196,7 @@ test('matching arguments run, an optional input may be omitted or null, and chec
   assert.deepEqual((await run('move_snake', [[1, 2], 1, null])).structured.value, [2, 3]);
   assert.deepEqual((await run('move_snake', [[1, 2], 1, true])).structured.value, [2, 3]);
   const forced = await run('move_snake', ['x', 1], { check_args: false });
-  assert.equal(forced.isError, false, forced.text);
+  assert.equal(forced.isError, true, 'a run that throws is an error result');
   assert.equal(forced.structured.ok, false, 'a string has no map(): the run itself reports it');
   assert.match(forced.text, /^move_snake threw TypeError in move_snake at line 2/);
 });
@@ -226,4 +279,40 @@ test('an idle sandbox worker does not keep the process alive', async () => {
   });
   assert.equal(result.code, 0, `the process did not end by itself: ${result.stderr}`);
   assert.equal(result.stdout.trim(), 'true');
+});
+
+test('a run that throws or times out is an error result, with the same text as before', async () => {
+  const thrown = await run('draw_grid');
+  assert.equal(thrown.isError, true, thrown.text);
+  assert.match(thrown.text, /^draw_grid threw ReferenceError in board_size at line 3/);
+  assert.equal(thrown.structured.ok, false, 'the structured result is still there');
+  const fine = await run('add_score', [1]);
+  assert.equal(fine.isError, false, fine.text);
+});
+
+test('a run may start from a given state: the values go into the state atom\'s store first', async () => {
+  const fresh = await run('add_score', [5]);
+  assert.equal(fresh.structured.value, 5, fresh.text);
+  const from = await run('add_score', [5], { state: { game_state: { score: 10, lives: 3 } } });
+  assert.equal(from.structured.value, 15, from.text);
+  assert.equal(from.isError, false);
+  assert.match(from.text, /^add_score returned 15 in [\d.]+ ms \(2 atoms loaded\)\.$/m);
+  // A state atom is loaded even when the entry does not reach it by a declared dependency of its own.
+  assert.equal((await run('level_name', [], { state: { game_state: { level: 2 } } })).structured.value, 'two');
+  const unknown = await run('add_score', [1], { state: { no_such_atom: { a: 1 } } });
+  assert.equal(unknown.isError, true);
+  assert.match(unknown.text, /^Error: state names atoms that do not exist: no_such_atom/);
+  const notObject = await run('add_score', [1], { state: { game_state: 3 } });
+  assert.match(notObject.text, /^Error: state\.game_state must be an object/);
+});
+
+test('a value that does not match the declared outputs is reported, in the text and the structured result', async () => {
+  const one = await run('wrong_output');
+  assert.equal(one.isError, false, 'the run itself worked');
+  assert.match(one.text, /^wrong_output returned "42" in [\d.]+ ms \(1 atom loaded\)\.\nWarning: the value does not match the declared outputs number: the output answer must be a number, got "42" \(a string\)$/m);
+  const several = await run('two_outputs');
+  assert.match(several.text, /\nWarning: the value does not match the declared outputs \{ x: number, y: number\[\], z: string \}: y must be a number\[\], got \[true\] \(an array\) \(element 0 is a boolean\); the key z is missing: expected a string$/m);
+  assert.equal(several.structured.output_problems?.length, 2);
+  const matching = await run('add_score', [1]);
+  assert.doesNotMatch(matching.text, /Warning/);
 });

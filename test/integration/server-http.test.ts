@@ -1,6 +1,6 @@
 import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { connect } from 'node:net';
@@ -102,16 +102,17 @@ test('the contract tools are listed with titles, descriptions and true annotatio
   assert.equal(byName.get('upsert_atom')!.annotations?.readOnlyHint, false);
   assert.equal(byName.get('delete_atom')!.annotations?.destructiveHint, true);
   assert.deepEqual(byName.get('read_atoms')!.inputSchema.required, ['names']);
-  assert.ok(tools.length <= 11, 'at most eleven tools in all');
+  assert.ok(tools.length <= 12, 'at most twelve tools in all (test_atoms is the twelfth)');
 });
 
 test('upsert_atom saves with the contract output and rebuilds latest.js', async () => {
   const r = await call(client, 'upsert_atom', { ...physicsConfig });
   assert.equal(r.isError, false);
-  assert.equal(
-    r.text,
+  // The contract's answer, then (only in a session's first write) where the bundle is written.
+  assert.deepEqual(r.text.split('\n'), [
     'Atom "physics_config" saved (util). Signature: () => { gravity: number, jump_force: number, max_speed: number }. Dependencies: []. Rebuild triggered.',
-  );
+    `Bundle: ${join(realpathSync(workspace), '.atomic', 'latest.js')} (rewritten after every change).`,
+  ]);
   const jump = await call(client, 'upsert_atom', { ...playerJump });
   assert.equal(
     jump.text,

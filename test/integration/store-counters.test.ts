@@ -21,18 +21,18 @@ function assertCounters(store: AtomStore, expected: Record<string, number>): voi
 test('type counts and edges follow creates, type changes, batches, deletes and a reopen', async () => {
   const dir = tempDir();
   let store = await AtomStore.open(dir);
-  assertCounters(store, { core: 0, feature: 0, util: 0 });
+  assertCounters(store, { core: 0, feature: 0, util: 0, test: 0 });
   for (const d of cube) await upsert(store, d);
-  assertCounters(store, { core: 1, feature: 1, util: 2 });
+  assertCounters(store, { core: 1, feature: 1, util: 2, test: 0 });
   await upsert(store, { ...mathClamp, type: 'feature' });
-  assertCounters(store, { core: 1, feature: 2, util: 1 });
+  assertCounters(store, { core: 1, feature: 2, util: 1, test: 0 });
   await upsertMany(store, [{ ...mathClamp, type: 'util' }, { ...physicsConfig, description: 'unchanged type' }]);
-  assertCounters(store, { core: 1, feature: 1, util: 2 });
+  assertCounters(store, { core: 1, feature: 1, util: 2, test: 0 });
   await deleteAtom(store, 'game_loop');
-  assertCounters(store, { core: 0, feature: 1, util: 2 });
+  assertCounters(store, { core: 0, feature: 1, util: 2, test: 0 });
   await store.close();
   store = await AtomStore.open(dir);
-  assertCounters(store, { core: 0, feature: 1, util: 2 });
+  assertCounters(store, { core: 0, feature: 1, util: 2, test: 0 });
   assert.equal(store.embeddingCount, 0);
   await store.putEmbeddings([{ name: 'math_clamp', model: 'm', textHash: 'h', vector: new Float32Array([1, 0]) }]);
   assert.equal(store.embeddingCount, 1);

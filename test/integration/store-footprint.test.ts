@@ -12,6 +12,7 @@ import initSqlJs, { type Database } from 'sql.js';
 import { AtomStore } from '../../src/store/atomStore.js';
 import { seal } from '../../src/store/checkSeal.js';
 import { wasmPath } from '../../src/store/sqlite.js';
+import { SCHEMA_VERSION } from '../../src/store/schema.js';
 import { mathClamp, physicsConfig, playerJump } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
 import { deleteAtom, upsert } from '../support/storeWrites.js';
@@ -110,7 +111,7 @@ test('a schema 1 database is migrated: every version kept, the current one no lo
     slots: all(db, 'SELECT name, model, text_hash, slot FROM embedding_slots'),
     seals: all(db, 'SELECT name FROM atom_checks ORDER BY name').map((r) => r[0]),
   }));
-  assert.equal(disk.schema, '3');
+  assert.equal(disk.schema, String(SCHEMA_VERSION));
   assert.equal(disk.pageSize, 8192);
   assert.deepEqual(disk.versions, [['math_clamp', 1, 0], ['old_helper', 1, 0], ['old_helper', 2, 1]], 'current versions are the atoms rows');
   assert.equal(disk.vectorsInDatabase, 0, 'the vectors left the database');
@@ -166,7 +167,7 @@ test('a row sealed by this machine loads without its code being parsed again; a 
 
   const broken = 'function math_clamp( {';
   const row = (name: string, code: string, description: string | null, inputs: string, outputs: string, deps: string[]) => ({
-    name, type: 'util', code, description, inputs, outputs, version: 1, created_at: '', updated_at: '', dependencies: deps,
+    name, type: 'util', code, description, inputs, outputs, version: 1, created_at: '', updated_at: '', dependencies: deps, examples: null,
   });
   await onDisk(dir, (db) => {
     const [created, updated, inputs, outputs, description] = all(db, "SELECT created_at, updated_at, inputs, outputs, description FROM atoms WHERE name = 'math_clamp'")[0] as string[];

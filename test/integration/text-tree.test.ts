@@ -320,7 +320,9 @@ test('a file that is not valid is reported with its reason, and the atom is not 
     writeFileSync(join(dir, 'atoms', 'too_big.js'), file('too_big', `x + ${'1 + '.repeat(600)}1`));
     writeFileSync(join(dir, 'atoms', 'Bad-Name.js'), file('bad', 'x'));
     writeFileSync(join(dir, 'atoms', 'fine_one.js'), file('fine_one', 'present(x)', ['present']));
-    await until('every file is judged', () => ws.atoms.has('fine_one') && ws.textTree!.problems().length === 7);
+    // A call to a name that is no atom and no page global: refused as a write through the tools is.
+    writeFileSync(join(dir, 'atoms', 'typo_call.js'), file('typo_call', 'presnt(x) + Math.abs(x)'));
+    await until('every file is judged', () => ws.atoms.has('fine_one') && ws.textTree!.problems().length === 8);
     const reasons = Object.fromEntries(ws.textTree!.problems().map((p) => [p.file, p.reason]));
     assert.match(reasons['atoms/misnamed.js']!, /the function is named "other_name" but the atom is "misnamed"/);
     assert.match(reasons['atoms/needs_missing.js']!, /dependencies not found: nowhere/);
@@ -329,6 +331,7 @@ test('a file that is not valid is reported with its reason, and the atom is not 
     assert.match(reasons['atoms/too_big.js']!, /limit: 2048/);
     assert.match(reasons['atoms/Bad-Name.js']!, /not an atom name/);
     assert.match(reasons['atoms/broken.js']!, /broken is not created until the file is fixed/);
+    assert.match(reasons['atoms/typo_call.js']!, /^typo_call uses names that are no atom.*: presnt \(did you mean present\?\)\..*typo_call is not created until the file is fixed/);
     assert.deepEqual(ws.atoms.all().map((a) => a.name), ['fine_one', 'present']);
     // The missing dependency created through the server: the waiting file is taken.
     await ws.upsert(util('nowhere', 'x'));

@@ -173,7 +173,7 @@ test('get_status: counts, build, embeddings, version and connected clients', asy
       structuredContent: WorkspaceStatus;
     };
     const s = result.structuredContent;
-    assert.deepEqual(s.atoms, { total: 5, by_type: { core: 1, feature: 1, util: 3 } });
+    assert.deepEqual(s.atoms, { total: 5, by_type: { core: 1, feature: 1, util: 3, test: 0 } });
     assert.equal(s.edges, 3);
     assert.ok(s.database.bytes > 0);
     assert.equal(s.last_build?.status, 'success');

@@ -22,7 +22,7 @@ test('tools/list is at most 12,000 bytes and still says what each tool takes', a
     assert.ok(tool.icons?.length, `${tool.name} has its icon`);
   }
   const upsert = tools.find((t) => t.name === 'upsert_atom')!.inputSchema as { properties: Record<string, { items?: { properties?: object } }> };
-  assert.deepEqual(Object.keys(upsert.properties).sort(), ['code', 'dependencies', 'description', 'inputs', 'name', 'outputs', 'type']);
+  assert.deepEqual(Object.keys(upsert.properties).sort(), ['code', 'dependencies', 'description', 'examples', 'inputs', 'name', 'outputs', 'type']);
   assert.deepEqual(Object.keys(upsert.properties.inputs!.items!.properties!).sort(), ['description', 'name', 'optional', 'type']);
   const batch = tools.find((t) => t.name === 'upsert_atoms')!;
   assert.match(JSON.stringify(batch.inputSchema), /upsert_atom's arguments/);

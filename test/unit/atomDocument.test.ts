@@ -70,7 +70,7 @@ describe('atom editor text', () => {
   it('refuses a header it cannot read, naming the problem', () => {
     const bad = (text: string, pattern: RegExp) =>
       assert.throws(() => parseAtomDocument('a', `/**\n${text}\n */\nfunction a() {}`), (e: unknown) => e instanceof AtomError && pattern.test(e.message));
-    bad(' * @kind gadget', /@kind gadget: use core, feature or util/);
+    bad(' * @kind gadget', /@kind gadget: use core, feature, util or test/);
     bad(' * @kind util\n * @param {object} x', /the type must be one of number/);
     bad(' * @kind util\n * @param x', /write "@param \{number\} name - description"/);
     bad(' * @kind util\n * @author me', /@author is not an atom tag/);
@@ -221,5 +221,45 @@ describe('atom editor text: descriptions are escaped, so any text round-trips an
       const crlf = parseAtomDocument('a', written.replace(/\n/g, '\r\n')).draft;
       assert.deepEqual({ ...crlf, code: atom.code }, expected, `case ${i} with CRLF line ends`);
     }
+  });
+});
+
+it('examples round-trip as @example lines, JSON on each side, whatever their strings hold', () => {
+  const atom = {
+    name: 'math_clamp',
+    type: 'util' as const,
+    code: 'function math_clamp(v, a, b) {\n  return v;\n}',
+    inputs: [{ name: 'v', type: 'number' as const }, { name: 'a', type: 'number' as const }, { name: 'b', type: 'number' as const }],
+    outputs: [{ name: 'c', type: 'number' as const }],
+    dependencies: [],
+    description: null,
+    examples: [{ args: [5, 0, 3], returns: 3 }, { args: [1, 2, 3], throws: 'bad */ x => y) throws "z' }],
+  };
+  const text = formatAtomDocument(atom);
+  assert.match(text, /^ \* @example math_clamp\(5, 0, 3\) => 3$/m);
+  assert.deepEqual(parseAtomDocument('math_clamp', text).draft.examples, atom.examples);
+  assert.throws(() => parseAtomDocument('math_clamp', text.replace('=> 3', '=> three')), /what follows them are not JSON values/);
+});
+
+describe('atom document lines (where checks point)', () => {
+  it('finds the code start, the function line and each @example line', async () => {
+    const { atomDocumentLines } = await import('../../src/atoms/atomDocument.js');
+    const atom = {
+      name: 'math_clamp',
+      type: 'util' as const,
+      description: 'Clamps a value.\nSecond line.',
+      inputs: [{ name: 'v', type: 'number' as const }, { name: 'lo', type: 'number' as const }, { name: 'hi', type: 'number' as const }],
+      outputs: [{ name: 'r', type: 'number' as const }],
+      dependencies: [],
+      examples: [{ args: [5, 0, 3], returns: 3 }, { args: [-1, 0, 3], returns: 0 }],
+      code: '// clamps\nfunction math_clamp(v, lo, hi) {\n  return Math.min(hi, Math.max(lo, v));\n}',
+    };
+    const doc = formatAtomDocument(atom).split('\n');
+    const lines = atomDocumentLines(atom);
+    assert.equal(doc[lines.codeStart], '// clamps');
+    assert.equal(lines.functionLine, lines.codeStart + 1);
+    assert.deepEqual(lines.exampleLines.map((l) => doc[l]), [' * @example math_clamp(5, 0, 3) => 3', ' * @example math_clamp(-1, 0, 3) => 0']);
+    // atom-code line 3 (1-based) is the return statement
+    assert.equal(doc[lines.codeStart + 3 - 1], '  return Math.min(hi, Math.max(lo, v));');
   });
 });

@@ -35,6 +35,12 @@ export interface HttpHostOptions {
   maxSessions?: number;
   /** Sessions idle this long are closed; default 30 minutes. */
   sessionIdleMs?: number;
+  /**
+   * A session without a stream open or a request in flight counts as a connected client (get_status) for
+   * this long after its last request; default 60 s. A client that went away without ending its session
+   * (killed, crashed) has no stream open, so it stops being counted then, long before the idle sweep.
+   */
+  sessionActiveMs?: number;
   /** Write `.atomic/server.json`; default true. */
   writeServerInfo?: boolean;
   /** The tools each session offers; default every product tool (`allTools`). */
@@ -205,6 +211,8 @@ export class McpHttpHost {
         const session: Session = { seq: ++this.seq, transport, server, lastSeen: 0, lastUse: 0, busy: 0 };
         this.live.set(id, session);
         this.track(session, res); // the initialize answer is still being written
+        const activeMs = this.options.sessionActiveMs ?? 60_000;
+        this.sessions.setLiveness(server, () => session.busy > 0 || Date.now() - session.lastSeen < activeMs);
         this.log.info(`mcp: session #${session.seq} opened (${this.live.size} open)`);
       },
       onsessionclosed: (id) => this.forget(id),
@@ -214,6 +222,11 @@ export class McpHttpHost {
     };
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
+    // An initialize that was refused opened no session: its server must not stay registered (and counted).
+    if (!transport.sessionId || !this.live.has(transport.sessionId)) {
+      this.sessions.remove(server);
+      void server.close().catch(() => {});
+    }
   }
 
   /** Marks `session` busy until `res` is done (answered, stream ended, or the client went away). */

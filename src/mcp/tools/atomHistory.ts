@@ -4,7 +4,7 @@ import { findVersion, noHistory, summarizeHistory, type VersionSummary } from '.
 import { formatSignature } from '../../atoms/signature.js';
 import { atomNoteLines, writeNoteLines } from '../../atoms/writeChecks.js';
 import { formatAtom } from '../format.js';
-import { atomName } from '../schemas.js';
+import { atomRef } from '../schemas.js';
 import { defineTool } from '../tool.js';
 import { rebuildNote } from './upsertAtom.js';
 
@@ -14,11 +14,11 @@ export const atomHistory = defineTool({
   name: 'atom_history',
   title: 'Atom history and undo',
   description:
-    'The undo: list the versions of name (newest first), show one, restore one as a new version (validated like upsert_atom), ' +
-    'or list deleted atoms. Use restore to bring back a deleted atom.',
+    'The undo: list the versions of name (newest first), show one, restore one as a new version, ' +
+    'or list deleted atoms.',
   input: {
     operation: z.enum(OPERATIONS),
-    name: atomName.optional(),
+    name: atomRef.optional(),
     version: z.number().int().min(1).optional().describe('Default: the newest (a deleted atom: its last)'),
     limit: z.number().int().min(1).max(1000).optional().describe('Default 50'),
   },
@@ -44,8 +44,15 @@ export const atomHistory = defineTool({
         }
         throw err;
       }
-      const { from, result, build, notes } = restored;
+      const { from, result, build, notes, renamedTo } = restored;
       const atom = result.atom;
+      // A name renamed away lives on under its new name: a restore brings back a second atom, not the one renamed.
+      const renamed = renamedTo
+        ? [
+            `"${name}" had been renamed to "${renamedTo}", which still exists (its callers call it): this brought back a second atom ` +
+              `under the old name. To undo the rename instead, delete_atom "${name}", then rename_atom "${renamedTo}" to "${name}".`,
+          ]
+        : [];
       if (result.previous && atom === result.previous) {
         return `Atom "${name}" v${atom.version} already has the content of v${from.version}: nothing changed.`;
       }
@@ -53,6 +60,7 @@ export const atomHistory = defineTool({
       return [
         `Atom "${name}" restored from v${from.version} as v${atom.version} (${atom.type}). Signature: ${formatSignature(atom)}. ` +
           `Dependencies: [${atom.dependencies.join(', ')}]. ${rebuildNote(build)}`,
+        ...renamed,
         ...atomNoteLines(notes.atoms.get(atom.name)),
         ...writeNoteLines(notes),
       ].join('\n');
@@ -69,7 +77,8 @@ export const atomHistory = defineTool({
     const summaries = summarizeHistory(history);
     const lines = summaries.slice(0, limit).map((s) => `  ${describe(s)}`);
     if (history.length > limit) lines.push(`  … ${history.length - limit} older versions (raise limit to see them)`);
-    const state = store.has(name) ? `current v${store.get(name)!.version}` : 'deleted';
+    const renamedTo = workspace.renamedTo(name);
+    const state = store.has(name) ? `current v${store.get(name)!.version}` : renamedTo ? `deleted: renamed to "${renamedTo}"` : 'deleted';
     return [`${name}: ${history.length} version${history.length === 1 ? '' : 's'} (${state}), newest first:`, ...lines].join('\n');
   },
 });

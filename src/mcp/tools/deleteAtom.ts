@@ -1,14 +1,14 @@
 import { writeNoteLines } from '../../atoms/writeChecks.js';
 import { defineTool } from '../tool.js';
-import { atomName } from '../schemas.js';
+import { atomRef } from '../schemas.js';
 import { rebuildNote } from './upsertAtom.js';
 
 export const deleteAtom = defineTool({
   name: 'delete_atom',
   title: 'Delete an atom',
   description:
-    'Deletes an atom when nothing uses it: refused while any atom depends on it or calls it (listed). atom_history can restore it.',
-  input: { name: atomName },
+    'Deletes an atom when nothing uses it: refused while any atom depends on it or calls it (listed).',
+  input: { name: atomRef },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run({ name }, { workspace }) {
     const { build, notes } = await workspace.delete(name);

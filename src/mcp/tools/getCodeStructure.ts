@@ -9,7 +9,7 @@ export const getCodeStructure = defineTool({
   name: 'get_code_structure',
   title: 'Map of all atoms',
   description:
-    'The map, without code: every atom with its type, typed ports and dependencies (JSON). Use it first. ' +
+    'The map, without code: every atom with its type, typed ports and dependencies (JSON). ' +
     'detail summary: a line per atom with signature and description; minimal: names, types, edges.',
   input: {
     type_filter: typeFilter,

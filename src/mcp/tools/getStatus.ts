@@ -27,8 +27,27 @@ export interface WorkspaceStatus {
   refused_at_open: { atoms: { name: string; reason: string; source: 'database' | 'journal' }[]; removed: { type: string; name: string }[] };
   /** What `.atomic/` held at open that was not trusted (a link, a device, another user's file) and what was done; empty normally. */
   distrusted_at_open: string[];
+  /** The examples and test atoms as they last ran (verify/); `failing` names each failure. */
+  checks: { examples: number; tests: number; pending: number; failing: { atom: string; kind: 'example' | 'test'; message: string }[] };
+  /** Where latest.js is written (its real path), or why it is not (a path outside the folder): one of the two is null. */
+  bundle: { path: string | null; problem: string | null };
   /** The atoms as files for git (textTree/), and the files not taken with the reason; null when off. */
   text_tree: { folder: string; files: number; problems: { file: string; reason: string }[] } | null;
+}
+
+function checksOf(workspace: AtomWorkspace): WorkspaceStatus['checks'] {
+  const { examples, tests, pending, failing } = workspace.verification.summary();
+  return { examples, tests, pending, failing: failing.map((r) => ({ atom: r.atom, kind: r.kind, message: r.message ?? 'failed' })) };
+}
+
+/** One line when there are checks: how many, and the failures (test_atoms runs them again on demand). */
+function checkStatusLines(c: WorkspaceStatus['checks']): string[] {
+  if (c.examples + c.tests + c.pending === 0) return [];
+  const ran = `${c.examples} example${c.examples === 1 ? '' : 's'} and ${c.tests} test${c.tests === 1 ? '' : 's'}${c.pending > 0 ? ` (${c.pending} atoms' checks still to run)` : ''}`;
+  if (c.failing.length === 0) return [`Checks: ${ran}, all passing.`];
+  const listed = c.failing.slice(0, LISTED).map((f) => (f.kind === 'example' ? `${f.atom}: ${f.message}` : f.message));
+  if (c.failing.length > LISTED) listed.push(`and ${c.failing.length - LISTED} more (see checks.failing)`);
+  return [`Checks: ${ran}; ${c.failing.length} FAILING: ${listed.join('; ')}.`];
 }
 
 /** At most this many refused atoms are named in the text (all are in the structured result). */
@@ -65,8 +84,10 @@ export function workspaceStatus(workspace: AtomWorkspace, version: string, conne
     server: { version, connected_clients: connectedClients },
     // Kept by the workspace between changes that cannot move it, so this stays cheap.
     boot_atom: workspace.bootAtom(),
+    bundle: bundleOf(workspace),
     refused_at_open: { atoms: store.openReport.refused, removed: store.openReport.removed },
     distrusted_at_open: [...store.distrusted],
+    checks: checksOf(workspace),
     text_tree: workspace.textTree
       ? { folder: workspace.textTree.folder, files: workspace.textTree.files, problems: workspace.textTree.problems().map(({ file, reason }) => ({ file, reason })) }
       : null,
@@ -103,14 +124,30 @@ export function formatStatus(s: WorkspaceStatus): string {
     `Atoms: ${s.atoms.total} (${types}); dependency edges: ${s.edges}.`,
     `Database: ${formatBytes(s.database.bytes)} snapshot + ${formatBytes(s.database.journal_bytes)} journal.`,
     build,
+    bundleLine(s.bundle),
     search,
     ...modelLines(e.model_process),
     `Server: version ${s.server.version}, ${s.server.connected_clients} client${s.server.connected_clients === 1 ? '' : 's'} connected.`,
     `Boot atom: ${s.boot_atom ?? 'none'} (${BOOT_RULE})`,
     ...refusedLines(s.refused_at_open),
     ...s.distrusted_at_open.map((line) => `Not trusted at open: ${line}.`),
+    ...checkStatusLines(s.checks),
     ...textTreeLines(s.text_tree),
   ].join('\n');
+}
+
+/** Where the workspace's bundle goes, or why it goes nowhere. */
+export function bundleOf(workspace: AtomWorkspace): WorkspaceStatus['bundle'] {
+  try {
+    return { path: workspace.builder.checkOutputPath(), problem: null };
+  } catch (err) {
+    return { path: null, problem: (err as Error).message };
+  }
+}
+
+/** `Bundle: /work/game/.atomic/latest.js (rewritten after every change).`, in get_status and a session's first write. */
+export function bundleLine(bundle: WorkspaceStatus['bundle']): string {
+  return bundle.path !== null ? `Bundle: ${bundle.path} (rewritten after every change).` : `Bundle: not written: ${bundle.problem}`;
 }
 
 /** Names are quoted as JSON: a refused name may hold a line break, and must not start a line here. */

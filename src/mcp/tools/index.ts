@@ -1,4 +1,4 @@
-/** Every tool the server offers, in the order agents see them. Keep the list short (eleven now). */
+/** Every tool the server offers, in the order agents see them. Keep the list short (twelve now). */
 import type { ToolDefinition } from '../tool.js';
 import { atomHistory } from './atomHistory.js';
 import { deleteAtom } from './deleteAtom.js';
@@ -9,6 +9,7 @@ import { readAtoms } from './readAtoms.js';
 import { renameAtom } from './renameAtom.js';
 import { runAtom } from './runAtom.js';
 import { semanticSearch } from './semanticSearch.js';
+import { testAtoms } from './testAtoms.js';
 import { upsertAtom } from './upsertAtom.js';
 import { upsertAtoms } from './upsertAtoms.js';
 
@@ -24,6 +25,7 @@ export const allTools: ToolDefinition[] = [
   renameAtom,
   queryGraph,
   runAtom,
+  testAtoms,
   atomHistory,
   getStatus,
 ] as unknown as ToolDefinition[];

@@ -33,7 +33,7 @@ export const queryGraph = defineTool({
   title: 'Query the dependency graph',
   description:
     'The dependency graph without code: dependencies / dependents of name (transitive: all the way), ' +
-    'impact (use it before changing a widely used atom), path (name to to), cycles, unused (non-core atoms nothing uses), entry_points.',
+    'impact path (name to to), cycles, unused (non-core atoms nothing uses), entry_points.',
   input: {
     operation: z.enum(OPERATIONS),
     name: atomName.optional().describe('The atom asked about; start of a path'),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../tool.js';
 import { formatAtom } from '../format.js';
+import { formatSignature } from '../../atoms/signature.js';
 import { typeFilter } from '../schemas.js';
 import type { SearchHit } from '../../search/searchIndex.js';
 
@@ -8,19 +9,20 @@ export const semanticSearch = defineTool({
   name: 'semantic_search',
   title: 'Find atoms by meaning',
   description:
-    'Use it when you do not know a name: finds atoms by what they do ("make the character go up"), a name or a code word ' +
-    '("Math.hypot"), or a fragment of code as written ("redo.length = 0"), offline. Best first, each with [similarity]: the ranking score, 0 to 1 (1: the atom named). ' +
-    '"X, not Y" rules out a sibling.',
+    'Finds atoms by what they do ("make the character go up"), a name or a code word ' +
+    '("Math.hypot"), or a fragment of code ("redo.length = 0"), offline. Best first, with [similarity] 0 to 1 (1: the atom named). ' +
+    '"X, not Y" rules out a sibling. detail summary: no code.',
   input: {
     query: z.string().trim().min(1).max(1000).describe('What it does, a name, a code word, or a fragment of code'),
     limit: z.number().int().min(1).max(20).optional().describe('Default 5'),
     type_filter: typeFilter,
+    detail: z.enum(['full', 'summary']).optional(),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run({ query, limit, type_filter }, { workspace }) {
+  async run({ query, limit, type_filter, detail = 'full' }, { workspace }) {
     const { hits, semanticUnavailable, unembedded } = await workspace.search.search(query, { limit: limit ?? 5, type: type_filter });
     if (hits.length === 0) return `No atoms found matching: "${query}"`;
-    const blocks = hits.map(formatHit);
+    const blocks = hits.map((hit) => formatHit(hit, detail));
     if (semanticUnavailable) {
       blocks.unshift(`// Ranked by words only: the embedding model is unavailable (${semanticUnavailable}).`);
     } else if (unembedded) {
@@ -40,7 +42,13 @@ export function unembeddedNote(unembedded: number, total: number): string {
  * `// player_jump (feature) [similarity: 0.847]`, then description, signature, dependencies and
  * code. The number is the ranking score (searchIndex.ts), so it falls from one result to the next.
  */
-export function formatHit(hit: SearchHit): string {
+export function formatHit(hit: SearchHit, detail: 'full' | 'summary' = 'full'): string {
   const similarity = hit.similarity === null ? 'n/a' : Math.max(0, hit.similarity).toFixed(3);
-  return formatAtom(hit.atom, `${hit.atom.name} (${hit.atom.type}) [similarity: ${similarity}]`);
+  const header = `${hit.atom.name} (${hit.atom.type}) [similarity: ${similarity}]`;
+  if (detail === 'full') return formatAtom(hit.atom, header);
+  // The same block without the code: about a tenth of the bytes for an agent that only picks what to read.
+  const a = hit.atom;
+  const lines = [`// ${header}`, ...(a.description ? a.description.split('\n').map((l) => `// ${l}`) : [])];
+  lines.push(`// Signature: ${formatSignature(a)}`, `// Depends on: [${a.dependencies.join(', ')}]`);
+  return lines.join('\n');
 }

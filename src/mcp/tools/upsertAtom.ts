@@ -1,6 +1,6 @@
+import type { AtomDraft } from '../../atoms/model.js';
 import { formatSignature } from '../../atoms/signature.js';
 import { atomNoteLines, writeNoteLines } from '../../atoms/writeChecks.js';
-import { BOOT_RULE } from '../../atoms/boot.js';
 import type { BuildRecord } from '../../store/builds.js';
 import { defineTool } from '../tool.js';
 import { atomDraft } from '../schemas.js';
@@ -10,12 +10,12 @@ export const upsertAtom = defineTool({
   title: 'Create or update an atom',
   description:
     'Creates an atom or replaces the one of that name (omitted fields are cleared and named in the answer). ' +
-    'Atoms the code calls are its dependencies: they must exist, no cycles; undeclared calls are added. ' +
-    `Rebuilds latest.js, which boots ${BOOT_RULE}. Use upsert_atoms for several.`,
+    'A name the code uses must be a local, a browser global or an atom (a dependency, added if undeclared); no cycles. ' +
+    'Rebuilds latest.js; the answer ends with how the examples and tests went. Use upsert_atoms for several.',
   input: atomDraft,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { workspace }) {
-    const { result, build, notes } = await workspace.upsert(args);
+    const { result, build, notes } = await workspace.upsert(args as AtomDraft); // examples: checked by the domain
     const atom = result.atom;
     // The contract's line first, unchanged; what else the agent must know on lines of its own.
     return [

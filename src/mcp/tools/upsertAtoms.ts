@@ -1,3 +1,4 @@
+import type { AtomDraft } from '../../atoms/model.js';
 import { z } from 'zod';
 import { formatSignature } from '../../atoms/signature.js';
 import { atomNoteLines, writeNoteLines } from '../../atoms/writeChecks.js';
@@ -12,8 +13,7 @@ export const upsertAtoms = defineTool({
   name: 'upsert_atoms',
   title: 'Create or update several atoms at once',
   description:
-    'upsert_atom for up to 50 atoms, all or nothing, checked against the graph as it will be after the batch. ' +
-    'Use it when a new helper and its callers go in together. One rebuild.',
+    'upsert_atom for up to 50 atoms (a new helper and its callers), all or nothing. One rebuild.',
   input: {
     atoms: z.array(z.object(atomDraft).strict()).min(1).max(MAX_BATCH).describe(`The atoms (1 to ${MAX_BATCH})`),
   },
@@ -26,7 +26,7 @@ export const upsertAtoms = defineTool({
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ atoms }, { workspace }) {
-    const { result, build, notes } = await workspace.upsertMany(atoms);
+    const { result, build, notes } = await workspace.upsertMany(atoms as AtomDraft[]);
     const lines = result.flatMap((r) => {
       const state = r.created ? 'created' : r.atom === r.previous ? 'unchanged' : `updated to v${r.atom.version}`;
       return [

@@ -5,7 +5,7 @@
  * program checked, checkSeal.ts). Every statement that touches them is here.
  */
 import type { SqlValue } from 'sql.js';
-import type { Atom, AtomVersion, Port } from '../../atoms/model.js';
+import type { Atom, AtomExample, AtomVersion, Port } from '../../atoms/model.js';
 import { seal, type SealedColumns } from '../checkSeal.js';
 import type { StoreDatabase } from '../database.js';
 
@@ -25,11 +25,11 @@ export interface AtomDeletion {
 function supersede(db: StoreDatabase, name: string, unless: number | null): void {
   db.run(
     `INSERT OR IGNORE INTO atom_versions
-       (name, version, type, code, description, inputs, outputs, dependencies, created_at, updated_at, deleted)
+       (name, version, type, code, description, inputs, outputs, dependencies, created_at, updated_at, deleted, examples)
      SELECT a.name, a.version, a.type, a.code, a.description, a.inputs, a.outputs,
        (SELECT COALESCE(json_group_array(depends_on), '[]')
         FROM (SELECT depends_on FROM atom_dependencies WHERE atom_name = a.name ORDER BY depends_on)),
-       a.created_at, a.updated_at, 0
+       a.created_at, a.updated_at, 0, a.examples
      FROM atoms a WHERE a.name = ? AND a.version IS NOT ?`,
     [name, unless],
   );
@@ -39,11 +39,12 @@ function supersede(db: StoreDatabase, name: string, unless: number | null): void
 export function writeAtom(db: StoreDatabase, a: Atom): void {
   const inputs = JSON.stringify(a.inputs);
   const outputs = JSON.stringify(a.outputs);
+  const examples = examplesColumn(a);
   supersede(db, a.name, a.version);
   db.run(
-    `INSERT OR REPLACE INTO atoms (name, type, code, description, inputs, outputs, version, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [a.name, a.type, a.code, a.description, inputs, outputs, a.version, a.created_at, a.updated_at],
+    `INSERT OR REPLACE INTO atoms (name, type, code, description, inputs, outputs, version, created_at, updated_at, examples)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [a.name, a.type, a.code, a.description, inputs, outputs, a.version, a.created_at, a.updated_at, examples],
   );
   db.run('DELETE FROM atom_dependencies WHERE atom_name = ?', [a.name]);
   for (const d of a.dependencies) db.run('INSERT INTO atom_dependencies (atom_name, depends_on) VALUES (?, ?)', [a.name, d]);
@@ -59,9 +60,15 @@ export function writeAtom(db: StoreDatabase, a: Atom): void {
     created_at: a.created_at,
     updated_at: a.updated_at,
     dependencies: a.dependencies,
+    examples,
   });
   if (s === null) db.run('DELETE FROM atom_checks WHERE name = ?', [a.name]);
   else db.run('INSERT OR REPLACE INTO atom_checks (name, seal) VALUES (?, ?)', [a.name, s]);
+}
+
+/** The examples column: JSON text, or NULL for an atom without examples. */
+function examplesColumn(a: Atom): string | null {
+  return a.examples && a.examples.length > 0 ? JSON.stringify(a.examples) : null;
 }
 
 /** Records seals for rows checked in full at open, so the next open need not parse them again. */
@@ -74,8 +81,8 @@ export function writeTombstone(db: StoreDatabase, op: AtomDeletion): void {
   supersede(db, op.name, null);
   db.run(
     `INSERT OR REPLACE INTO atom_versions
-       (name, version, type, code, description, inputs, outputs, dependencies, created_at, updated_at, deleted)
-     SELECT name, ?, type, code, description, inputs, outputs, dependencies, created_at, ?, 1
+       (name, version, type, code, description, inputs, outputs, dependencies, created_at, updated_at, deleted, examples)
+     SELECT name, ?, type, code, description, inputs, outputs, dependencies, created_at, ?, 1, examples
      FROM atom_versions WHERE name = ? AND version = ? - 1`,
     [op.version, op.at, op.name, op.version],
   );
@@ -108,7 +115,7 @@ export function readAtomRows(db: StoreDatabase): RawAtomRow[] {
   }
   const duplicated = new Set(db.rows('SELECT name FROM atoms GROUP BY name HAVING COUNT(*) > 1').map((r) => r[0]));
   const seals = new Map(db.rows('SELECT name, seal FROM atom_checks').map((r) => [r[0], r[1]]));
-  const rows = db.rows('SELECT name, type, code, description, inputs, outputs, version, created_at, updated_at FROM atoms ORDER BY name');
+  const rows = db.rows('SELECT name, type, code, description, inputs, outputs, version, created_at, updated_at, examples FROM atoms ORDER BY name');
   // A dependency names another atom: the same string as that atom's name, not a copy sql.js made
   // of it (90,000 copies at 50,000 atoms).
   const names = new Map<SqlValue, SqlValue>(rows.map((r) => [r[0]!, r[0]!]));
@@ -123,6 +130,7 @@ export function readAtomRows(db: StoreDatabase): RawAtomRow[] {
     version: r[6]!,
     created_at: r[7]!,
     updated_at: r[8]!,
+    examples: r[9] ?? null,
     dependencies: deps.get(r[0]) ?? [],
     duplicated: duplicated.has(r[0]),
     seal: seals.get(r[0]),
@@ -137,7 +145,7 @@ export function readAtomRows(db: StoreDatabase): RawAtomRow[] {
 export function readHistory(db: StoreDatabase, name: string): AtomVersion[] {
   const versions = db
     .rows(
-      `SELECT name, version, type, code, description, inputs, outputs, dependencies, created_at, updated_at, deleted
+      `SELECT name, version, type, code, description, inputs, outputs, dependencies, created_at, updated_at, deleted, examples
        FROM atom_versions WHERE name = ? ORDER BY version DESC`,
       [name],
     )
@@ -146,7 +154,7 @@ export function readHistory(db: StoreDatabase, name: string): AtomVersion[] {
     `SELECT a.name, a.version, a.type, a.code, a.description, a.inputs, a.outputs,
        (SELECT COALESCE(json_group_array(depends_on), '[]')
         FROM (SELECT depends_on FROM atom_dependencies WHERE atom_name = a.name ORDER BY depends_on)),
-       a.created_at, a.updated_at, 0
+       a.created_at, a.updated_at, 0, a.examples
      FROM atoms a WHERE a.name = ?`,
     [name],
   )[0];
@@ -190,5 +198,6 @@ function rowToVersion(r: SqlValue[]): AtomVersion {
     created_at: r[8] as string,
     updated_at: r[9] as string,
     deleted: r[10] === 1,
+    ...(typeof r[11] === 'string' ? { examples: JSON.parse(r[11]) as AtomExample[] } : {}),
   };
 }

@@ -1,0 +1,100 @@
+/**
+ * What an atom's code visibly returns, held to its declared outputs: a `return [a, b]` under a
+ * declared `number`, a `return "Score: " + x` under a declared `number`. Only what the code shows
+ * is judged (literals, arrays, objects, template strings, string concatenations with a literal); a
+ * value computed elsewhere is never guessed at, so a warning is never wrong. The examples (and
+ * run_atom) check the values a run really returns.
+ */
+import { parse } from 'acorn';
+import type { Port } from './model.js';
+
+interface Node {
+  type: string;
+  loc?: { start: { line: number } };
+  [key: string]: unknown;
+}
+
+type Kind = 'number' | 'string' | 'boolean' | 'array' | 'object' | 'nothing';
+
+/** The kind of value an expression visibly is, or undefined when the code does not show it. */
+function kindOf(node: Node | null | undefined): Kind | undefined {
+  if (!node) return 'nothing';
+  switch (node.type) {
+    case 'Literal': {
+      const v = node.value;
+      if (v === null) return 'nothing';
+      return typeof v === 'number' ? 'number' : typeof v === 'string' ? 'string' : typeof v === 'boolean' ? 'boolean' : undefined;
+    }
+    case 'TemplateLiteral':
+      return 'string';
+    case 'ArrayExpression':
+      return 'array';
+    case 'ObjectExpression':
+      return 'object';
+    case 'BinaryExpression':
+      // "Score: " + x is a string whatever x is.
+      if (node.operator === '+' && (isString(node.left as Node) || isString(node.right as Node))) return 'string';
+      if (['-', '*', '/', '%', '**'].includes(node.operator as string)) return 'number';
+      if (['<', '>', '<=', '>=', '===', '!==', '==', '!='].includes(node.operator as string)) return 'boolean';
+      return undefined;
+    case 'UnaryExpression':
+      return node.operator === '!' ? 'boolean' : node.operator === '-' || node.operator === '+' ? 'number' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function isString(node: Node): boolean {
+  return (node.type === 'Literal' && typeof node.value === 'string') || node.type === 'TemplateLiteral';
+}
+
+/** The top function's own return statements (not those of functions inside it). */
+function returnsOf(code: string): Node[] {
+  const program = parse(code, { ecmaVersion: 'latest', sourceType: 'script', locations: true }) as unknown as Node;
+  const fn = (program.body as Node[])[0];
+  if (!fn || fn.type !== 'FunctionDeclaration') return [];
+  const out: Node[] = [];
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach(walk);
+    const n = node as Node;
+    if (typeof n.type !== 'string') return;
+    if (n.type === 'ReturnStatement') out.push(n);
+    if (n.type.includes('Function') || n.type === 'ClassBody') return; // their returns are their own
+    for (const [key, value] of Object.entries(n)) if (key !== 'loc') walk(value);
+  };
+  walk(fn.body);
+  return out;
+}
+
+/** What the declared outputs expect a return to be. */
+function expected(outputs: readonly Port[]): { kinds: Kind[]; says: string } {
+  const real = outputs.filter((o) => o.type !== 'void');
+  if (real.length === 0) return { kinds: ['nothing'], says: 'no output' };
+  if (real.length > 1) return { kinds: ['object'], says: `outputs ${real.map((o) => o.name).join(', ')} (an object holding them)` };
+  const t = real[0]!.type;
+  const kind: Kind = t.endsWith('[]') ? 'array' : (t as Kind);
+  return { kinds: real[0]!.optional ? [kind, 'nothing'] : [kind], says: `output ${real[0]!.name}: ${t}` };
+}
+
+const SAY: Record<Kind, string> = { number: 'a number', string: 'a string', boolean: 'a boolean', array: 'an array', object: 'an object', nothing: 'nothing' };
+
+/**
+ * A warning naming the first return whose visible value does not fit the declared outputs, with its
+ * line in the code; undefined when none is visible (or the code does not parse: validation says so).
+ */
+export function returnTypeWarning(code: string, outputs: readonly Port[]): string | undefined {
+  let returns: Node[];
+  try {
+    returns = returnsOf(code);
+  } catch {
+    return undefined;
+  }
+  const want = expected(outputs);
+  for (const r of returns) {
+    const kind = kindOf(r.argument as Node | null);
+    if (kind === undefined || want.kinds.includes(kind)) continue;
+    return `Warning: it declares ${want.says}, but line ${r.loc?.start.line ?? '?'} returns ${SAY[kind]}: fix the outputs or the return, or callers will get what they do not expect`;
+  }
+  return undefined;
+}
