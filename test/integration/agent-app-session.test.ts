@@ -42,24 +42,18 @@ const str = (name: string, optional = false) => ({ name, type: 'string', ...(opt
 
 test('an agent builds a card board app: records, DOM events, a reload, its traps said on the way', async () => {
   // The records pattern: the state atom keeps every value by key; a record's fields are card:<id>:<field>.
-  const state = await ok('upsert_atom', {
-    name: 'app_state',
-    type: 'core',
-    description: 'Every value of the app by key; records as <kind>:<id>:<field>; the list of card ids under "cards"',
-    inputs: [str('key'), str('value', true)],
-    outputs: [str('current')],
-    code: 'function app_state(key, value) {\n  const store = app_state.store || (app_state.store = {});\n  if (value !== undefined) store[key] = value;\n  return store[key] === undefined ? \'\' : store[key];\n}',
-  });
-  // Made core before main existed, it would be booted with no key: said before it happens.
-  assert.match(state, /^Warning: latest\.js boots app_state, which takes key: string: it is called with none when the page loads\./m);
-  assert.doesNotMatch(await ok('upsert_atom', {
+  const appState = {
     name: 'app_state',
     type: 'util',
     description: 'Every value of the app by key; records as <kind>:<id>:<field>; the list of card ids under "cards"',
     inputs: [str('key'), str('value', true)],
     outputs: [str('current')],
     code: 'function app_state(key, value) {\n  const store = app_state.store || (app_state.store = {});\n  if (value !== undefined) store[key] = value;\n  return store[key] === undefined ? \'\' : store[key];\n}',
-  }), /Warning: latest\.js boots/);
+  };
+  // Made core before main exists, it would be booted with no key: said before it happens.
+  const state = await ok('upsert_atom', { ...appState, type: 'core' });
+  assert.match(state, /^Warning: latest\.js boots app_state, which takes key: string: it is called with none when the page loads\./m);
+  assert.doesNotMatch(await ok('upsert_atom', appState), /Warning: latest\.js boots/);
 
   await ok('upsert_atoms', {
     atoms: [
