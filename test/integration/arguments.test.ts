@@ -12,7 +12,7 @@ import { mathClamp, physicsConfig } from '../support/atoms.js';
 import { openInProcess, wordsOnly, type InProcessServer } from '../support/inProcess.js';
 
 let server: InProcessServer;
-const UPSERT_KEYS = 'upsert_atom takes the keys name, code, type, inputs, outputs, dependencies, description';
+const UPSERT_KEYS = 'upsert_atom takes the keys name, code, type, inputs, outputs, dependencies, description, examples';
 
 before(async () => {
   server = await openInProcess({ embeddings: wordsOnly });
@@ -49,8 +49,8 @@ test('a missing or mistyped argument says what it must be', async () => {
 });
 
 test('a value outside its set lists the allowed values', async () => {
-  assert.equal(await refusal('upsert_atom', { ...mathClamp, type: 'helper' }), 'type must be one of "core", "feature", "util"');
-  assert.equal(await refusal('get_code_structure', { type_filter: 'widget' }), 'type_filter must be one of "core", "feature", "util"');
+  assert.equal(await refusal('upsert_atom', { ...mathClamp, type: 'helper' }), 'type must be one of "core", "feature", "util", "test"');
+  assert.equal(await refusal('get_code_structure', { type_filter: 'widget' }), 'type_filter must be one of "core", "feature", "util", "test"');
   assert.equal(
     await refusal('upsert_atoms', { atoms: [{ ...mathClamp, inputs: [{ name: 'v', type: 'Vector3' }] }] }),
     'atoms[0].inputs[0].type must be one of "number", "string", "boolean", "number[]", "string[]", "boolean[]", "void" (the seven port types)',
@@ -113,7 +113,7 @@ test('arguments the SDK never lets through are still refused: not an object, or 
   }
   const inherited = Object.assign(Object.create({ dependencies: ['ghost'] }) as object, mathClamp);
   assert.throws(() => parseArguments(upsert, inherited), {
-    message: 'invalid arguments for upsert_atom: "__proto__" is not an argument; send a plain JSON object with the keys name, code, type, inputs, outputs, dependencies, description',
+    message: 'invalid arguments for upsert_atom: "__proto__" is not an argument; send a plain JSON object with the keys name, code, type, inputs, outputs, dependencies, description, examples',
   });
   assert.deepEqual(parseArguments(getStatus, undefined), {}, 'no arguments at all are no keys');
 });
