@@ -103,7 +103,13 @@ async function onDisk(dir: string): Promise<{ objects: string[]; rows: Map<strin
 }
 
 function statusText(store: AtomStore): string {
-  const workspace = { atoms: store, search: { pendingEmbeddings: 0 }, embeddings: { modelId: 'test-model' }, bootAtom: () => bootAtom(store.all()) } as unknown as AtomWorkspace;
+  const workspace = {
+    atoms: store,
+    search: { pendingEmbeddings: 0 },
+    embeddings: { modelId: 'test-model' },
+    bootAtom: () => bootAtom(store.all()),
+    verification: { summary: () => ({ examples: 0, tests: 0, failing: [], pending: 0 }) },
+  } as unknown as AtomWorkspace;
   return formatStatus(workspaceStatus(workspace, '0.0.0', 0));
 }
 

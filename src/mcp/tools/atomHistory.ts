@@ -15,7 +15,7 @@ export const atomHistory = defineTool({
   title: 'Atom history and undo',
   description:
     'The undo: list the versions of name (newest first), show one, restore one as a new version, ' +
-    'or list deleted atoms.',
+    'or list deleted atoms (use restore to bring one back).',
   input: {
     operation: z.enum(OPERATIONS),
     name: atomRef.optional(),

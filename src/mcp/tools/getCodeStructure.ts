@@ -10,7 +10,7 @@ export const getCodeStructure = defineTool({
   title: 'Map of all atoms',
   description:
     'The map, without code: every atom with its type, typed ports and dependencies (JSON). ' +
-    'detail summary: a line per atom with signature and description; minimal: names, types, edges.',
+    'Use it first. detail summary: a line per atom with signature and description; minimal: names, types, edges.',
   input: {
     type_filter: typeFilter,
     detail: z.enum(['full', 'summary', 'minimal']).optional().describe('Default full'),

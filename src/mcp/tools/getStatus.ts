@@ -98,7 +98,7 @@ export const getStatus = defineTool({
   name: 'get_status',
   title: 'Workspace status',
   description:
-    'Counts, last build (and why it failed), boot atom, search index, server and clients, atoms refused at open. ' +
+    'Counts, last build, boot atom, search index, server and clients, atoms refused at open. ' +
     'Use it to see why latest.js did not update.',
   input: {},
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

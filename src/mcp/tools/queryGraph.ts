@@ -32,7 +32,7 @@ export const queryGraph = defineTool({
   name: 'query_graph',
   title: 'Query the dependency graph',
   description:
-    'The dependency graph without code: dependencies / dependents of name (transitive: all the way), ' +
+    'The dependency graph: dependencies / dependents of name, ' +
     'impact path (name to to), cycles, unused (non-core atoms nothing uses), entry_points.',
   input: {
     operation: z.enum(OPERATIONS),

@@ -9,8 +9,8 @@ export const semanticSearch = defineTool({
   name: 'semantic_search',
   title: 'Find atoms by meaning',
   description:
-    'Finds atoms by what they do ("make the character go up"), a name or a code word ' +
-    '("Math.hypot"), or a fragment of code ("redo.length = 0"), offline. Best first, with [similarity] 0 to 1 (1: the atom named). ' +
+    'When you do not know a name: finds atoms by what they do ("make the character go up"), a name or a code word ' +
+    '("Math.hypot"), or a fragment of code ("redo.length = 0"). Best first, with [similarity] 0 to 1. ' +
     '"X, not Y" rules out a sibling. detail summary: no code.',
   input: {
     query: z.string().trim().min(1).max(1000).describe('What it does, a name, a code word, or a fragment of code'),

@@ -13,7 +13,7 @@ export const upsertAtoms = defineTool({
   name: 'upsert_atoms',
   title: 'Create or update several atoms at once',
   description:
-    'upsert_atom for up to 50 atoms (a new helper and its callers), all or nothing. One rebuild.',
+    'upsert_atom for up to 50 atoms, all or nothing: use it for a new helper and its callers. One rebuild.',
   input: {
     atoms: z.array(z.object(atomDraft).strict()).min(1).max(MAX_BATCH).describe(`The atoms (1 to ${MAX_BATCH})`),
   },
