@@ -416,10 +416,10 @@ export async function runGraphPreviewUi({ build = true } = {}) {
       inputs: cube.inputs,
       outputs: cube.outputs,
       dependencies: cube.depends_on,
-      code: originalCode.replace('ctx.fillRect(x, y, size, size);', 'ctx.fillRect(x, y, size, size);\n  cube_shadow(x, y);'),
+      code: originalCode.replace('ctx.fillRect(x, y, size, size);', 'ctx.fillRect(x, y, size, size);\n  window.cube_shadow(x, y);'),
     });
-    const errorText = await until('the runtime error', async () => ((await consoleText(preview)).includes('cube_shadow is not defined') ? consoleText(preview) : undefined));
-    check('a runtime error appears in the panel, tied to draw_cube and its line', /draw_cube:\d+\s*Uncaught ReferenceError: cube_shadow is not defined/.test(errorText), JSON.stringify(errorText.slice(-160)));
+    const errorText = await until('the runtime error', async () => ((await consoleText(preview)).includes('cube_shadow is not a function') ? consoleText(preview) : undefined));
+    check('a runtime error appears in the panel, tied to draw_cube and its line', /draw_cube:\d+\s*Uncaught TypeError: window\.cube_shadow is not a function/.test(errorText), JSON.stringify(errorText.slice(-160)));
     await shot(page, '8-preview-runtime-error.png', preview, '#console-list', 0.02);
     await callTool(agent, 'upsert_atom', { name: 'draw_cube', type: 'feature', inputs: cube.inputs, outputs: cube.outputs, dependencies: cube.depends_on, code: originalCode });
 
