@@ -9,22 +9,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openInProcess, wordsOnly, type InProcessServer } from '../support/inProcess.js';
+import { mathClamp } from '../support/atoms.js';
 import { CLI } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
 
 let server: InProcessServer;
 
+/** The support's math_clamp with three examples. */
 const clamp = {
-  name: 'math_clamp',
-  type: 'util',
-  code: 'function math_clamp(value, min, max) {\n  return Math.min(Math.max(value, min), max);\n}',
-  inputs: [
-    { name: 'value', type: 'number' },
-    { name: 'min', type: 'number' },
-    { name: 'max', type: 'number' },
-  ],
-  outputs: [{ name: 'clamped', type: 'number' }],
-  description: 'Clamp a number between min and max',
+  ...mathClamp,
   examples: [
     { args: [5, 0, 3], returns: 3 },
     { args: [-1, 0, 3], returns: 0 },
