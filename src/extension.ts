@@ -15,6 +15,7 @@ import { chooseFolder } from './views/folder.js';
 import { registerGraphCommand } from './views/graphPanel.js';
 import { registerHistoryCommands } from './views/historyCommands.js';
 import { IndexProgressReporter } from './views/indexProgress.js';
+import { AtomLanguageFeatures } from './views/languageFeatures.js';
 import { registerMcpProvider } from './views/mcpProvider.js';
 import { outputLogger } from './views/outputLog.js';
 import { registerPreviewCommands } from './views/previewPanel.js';
@@ -29,6 +30,8 @@ export interface AtomicCodingApi {
   tree: AtomTreeProvider;
   treeView: vscode.TreeView<AtomNode>;
   statusBar: AtomStatusBar | undefined;
+  /** Definition, references, hover, completion, rename, diagnostics and code lens in atom editors. */
+  languageFeatures: AtomLanguageFeatures | undefined;
   /** How long activate() took, in milliseconds. */
   activationMs: number;
   /** Resolves when the first start finished (ready or failed); its value is the time from activation. */
@@ -65,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
 
   const setState = (state: string) => void vscode.commands.executeCommand('setContext', 'atomicCoding.state', state);
   let statusBar: AtomStatusBar | undefined;
+  let languageFeatures: AtomLanguageFeatures | undefined;
   if (lifecycle) {
     const s = lifecycle;
     const fs = new AtomFileSystemProvider(
@@ -73,10 +77,12 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
       (name, reason) => log.warn(`save of ${name} refused: ${reason}`),
     );
     statusBar = new AtomStatusBar(s);
+    languageFeatures = new AtomLanguageFeatures({ access: s, log, folder: s.folder, atomsFolder: config().get<string>('atomsFolder', 'atoms') || 'atoms' });
     context.subscriptions.push(
       vscode.workspace.registerFileSystemProvider(ATOM_SCHEME, fs, { isCaseSensitive: true }),
       fs,
       statusBar,
+      languageFeatures,
       s.onDidChangeAtoms(() => tree.refresh()),
       s.onDidChangeState((state) => setState(state)),
       registerMcpProvider(s),
@@ -126,7 +132,7 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
         return ms;
       })
     : Promise.resolve(activationMs);
-  return { lifecycle, tree, treeView, statusBar, activationMs, ready };
+  return { lifecycle, tree, treeView, statusBar, languageFeatures, activationMs, ready };
 }
 
 export async function deactivate(): Promise<void> {
