@@ -226,7 +226,9 @@ describe('Atoms as JavaScript in the editor', function () {
   it('1,000 atoms: time to the first hover and completion list, and the heap (ATOMIC_E2E_LANG_BENCH=1)', async function () {
     if (!process.env.ATOMIC_E2E_LANG_BENCH) this.skip();
     this.timeout(600_000);
-    const set = generateAtoms(1000, 7).atoms.map((a) => ({ ...a, name: `b_${a.name}`, code: a.code.replace(/\b([a-z][a-z0-9]*_[a-z0-9_]+)\b/g, (m) => (set0.has(m) ? `b_${m}` : m)), dependencies: (a.dependencies ?? []).map((d) => `b_${d}`) }));
+    const generated = generateAtoms(1000, 7).atoms;
+    const set0 = new Set(generated.map((a) => a.name));
+    const set = generated.map((a) => ({ ...a, name: `b_${a.name}`, code: a.code.replace(/\b([a-z][a-z0-9]*_[a-z0-9_]+)\b/g, (m) => (set0.has(m) ? `b_${m}` : m)), dependencies: (a.dependencies ?? []).map((d) => `b_${d}`) }));
     for (let i = 0; i < set.length; i += 100) await workspace.upsertMany(set.slice(i, i + 100));
     await workspace.textTree?.written();
     const size = workspace.atoms.size;
@@ -272,5 +274,3 @@ describe('Atoms as JavaScript in the editor', function () {
     report(`extension host heap: ${(heapBefore / 1e6).toFixed(0)} MB before the features ran at ${size} atoms, ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB after`);
   });
 });
-
-const set0 = new Set(generateAtoms(1000, 7).atoms.map((a) => a.name));
