@@ -77,7 +77,13 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
       (name, reason) => log.warn(`save of ${name} refused: ${reason}`),
     );
     statusBar = new AtomStatusBar(s);
-    languageFeatures = new AtomLanguageFeatures({ access: s, log, folder: s.folder, atomsFolder: config().get<string>('atomsFolder', 'atoms') || 'atoms' });
+    languageFeatures = new AtomLanguageFeatures({
+      access: s,
+      log,
+      folder: s.folder,
+      atomsFolder: config().get<string>('atomsFolder', 'atoms') || 'atoms',
+      onDidChangeState: s.onDidChangeState,
+    });
     context.subscriptions.push(
       vscode.workspace.registerFileSystemProvider(ATOM_SCHEME, fs, { isCaseSensitive: true }),
       fs,

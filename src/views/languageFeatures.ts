@@ -37,6 +37,8 @@ export interface LanguageFeatureOptions {
   /** The workspace folder and the atoms folder setting, for the file selector. */
   folder: vscode.Uri;
   atomsFolder: string;
+  /** Fired when the workspace opens or closes: the open documents are checked again. */
+  onDidChangeState?: vscode.Event<unknown>;
 }
 
 export class AtomLanguageFeatures implements vscode.Disposable {
@@ -75,6 +77,7 @@ export class AtomLanguageFeatures implements vscode.Disposable {
         this.lensEmitter.fire();
         this.schedule();
       }),
+      ...(options.onDidChangeState ? [options.onDidChangeState(() => (this.generation++, this.lensEmitter.fire(), this.schedule()))] : []),
       vscode.workspace.onDidOpenTextDocument((d) => this.check(d)),
       vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document)),
       vscode.workspace.onDidCloseTextDocument((d) => {
