@@ -73,7 +73,11 @@ describe('Atoms as JavaScript in the editor', function () {
   });
 
   afterEach(async () => {
-    await vscode.commands.executeCommand('workbench.action.files.revert');
+    // Unsaved edits are reverted, never saved by a close's dialog (the smoke-test driver confirms dialogs).
+    for (const d of vscode.workspace.textDocuments.filter((x) => x.isDirty)) {
+      await vscode.window.showTextDocument(d);
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+    }
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
@@ -111,10 +115,10 @@ describe('Atoms as JavaScript in the editor', function () {
     it(`${kind}: completion offers atoms with their signatures; parameter hints name the ports`, async () => {
       const document = await vscode.workspace.openTextDocument(uri('lang_jump'));
       const editor = await vscode.window.showTextDocument(document);
-      const line = document.lineAt(at(document, 'return').line);
+      const line = document.lineAt(at(document, '  return ').line);
       await editor.edit((e) => e.insert(line.range.start, '  lang_cl\n'));
       const list = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', document.uri, line.range.start.translate(0, 9));
-      const item = list.items.find((i) => (typeof i.label === 'string' ? i.label : i.label.label) === 'lang_clamp');
+      const item = list.items.find((i) => typeof i.label !== 'string' && i.label.label === 'lang_clamp');
       assert.ok(item, 'lang_clamp is offered');
       assert.equal(typeof item.label === 'string' ? undefined : item.label.detail, '(value: number, min: number, max: number): number');
 
@@ -131,7 +135,7 @@ describe('Atoms as JavaScript in the editor', function () {
     it(`${kind}: wrong arity, wrong argument types and calls to no atom are problems`, async () => {
       const document = await vscode.workspace.openTextDocument(uri('lang_jump'));
       const editor = await vscode.window.showTextDocument(document);
-      const line = document.lineAt(at(document, 'return').line);
+      const line = document.lineAt(at(document, '  return ').line);
       await editor.edit((e) => e.insert(line.range.start, '  lang_clamp(1, 2);\n  lang_label(velocity);\n  lang_missing(1);\n'));
       const problems = await until('three problems', () => {
         const d = vscode.languages.getDiagnostics(document.uri).filter((x) => x.source === 'Atomic Coding');
@@ -160,7 +164,7 @@ describe('Atoms as JavaScript in the editor', function () {
       assert.equal(document.lineAt(lenses[0]!.range.start.line).text, 'function lang_clamp(value, min, max) {');
       const run = lenses.find((l) => l.command!.title === '▶ run')!.command!;
       const text = await vscode.commands.executeCommand<string>(run.command, ...(run.arguments ?? []));
-      assert.match(text, /^lang_clamp returned 3 in \d+ ms/);
+      assert.match(text, /^lang_clamp returned 3 in [\d.]+ ms/);
     });
   }
 
@@ -202,7 +206,7 @@ describe('Atoms as JavaScript in the editor', function () {
       const uri = kind === 'atom' ? atom('lang_clamp') : file('lang_clamp');
       const document = await vscode.workspace.openTextDocument(uri);
       const editor = await vscode.window.showTextDocument(document);
-      await editor.edit((e) => e.replace(document.lineAt(at(document, 'return').line).range, '  return 42; // edited in the editor'));
+      await editor.edit((e) => e.replace(document.lineAt(at(document, '  return ').line).range, '  return 42; // edited in the editor'));
       assert.ok(document.isDirty);
       const before = workspace.atoms.get('lang_clamp')!;
       await workspace.upsert({ name: before.name, type: before.type, code: before.code, inputs: before.inputs, outputs: before.outputs, description: `Changed by an agent (${kind})` });
