@@ -146,6 +146,7 @@ describe('Atoms as JavaScript in the editor', function () {
       assert.match(messages[1]!, /^call-type: lang_label's text is a string, but this is parameter velocity \(number\)/);
       assert.match(messages[2]!, /^unknown-call: lang_missing is not an atom/);
       report(`${kind}: diagnostics ${messages.join(' | ')}`);
+      await vscode.window.showTextDocument(document);
       await vscode.commands.executeCommand('workbench.action.files.revert');
       await until('no problems after revert', () => vscode.languages.getDiagnostics(document.uri).filter((x) => x.source === 'Atomic Coding').length === 0);
     });
