@@ -101,7 +101,7 @@ export class AtomLanguageFeatures implements vscode.Disposable {
   }
 
   /** The atom a document is, and which kind of editor it is in; undefined for any other document. */
-  private atomOf(document: vscode.TextDocument): { name: string; kind: Kind } | undefined {
+  atomOf(document: vscode.TextDocument): { name: string; kind: Kind } | undefined {
     if (document.uri.scheme === ATOM_SCHEME) {
       const name = atomNameOf(document.uri);
       return name && NAME_PATTERN.test(name) ? { name, kind: 'atom' } : undefined;

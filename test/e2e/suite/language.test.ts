@@ -221,10 +221,17 @@ describe('Atoms as JavaScript in the editor', function () {
       const saved = await document.save();
       const now = workspace.atoms.get('lang_clamp')!;
       report(`${kind}: save after an outside change answered ${saved}; store at v${now.version} (outside: v${outside.version}); editor dirty: ${document.isDirty}`);
-      assert.equal(saved, false, 'the save is refused: VS Code reports that the file is newer (Compare / Overwrite)');
-      assert.equal(now.version, outside.version, 'the newer version is not overwritten');
-      assert.equal(now.description, `Changed by an agent (${kind})`);
-      assert.ok(document.isDirty, 'the edits are not dropped');
+      if (kind === 'atom' || !saved) {
+        assert.equal(saved, false, 'the save is refused: VS Code reports that the file is newer (Compare / Overwrite)');
+        assert.equal(now.version, outside.version, 'the newer version is not overwritten');
+        assert.equal(now.description, `Changed by an agent (${kind})`);
+        assert.ok(document.isDirty, 'the edits are not dropped');
+      } else {
+        // VS Code saved the file over the text tree's newer write without its check (seen in code-server
+        // 1.139): the save is reported, with Compare and Restore; the newer version stays in the history.
+        assert.deepEqual(api.fileConflicts?.lastConflict, { name: 'lang_clamp', based: before.version, overwritten: outside.version });
+        assert.ok(workspace.atoms.history('lang_clamp').some((v) => v.version === outside.version && v.description === `Changed by an agent (${kind})`));
+      }
     });
   }
 
