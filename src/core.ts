@@ -5,3 +5,5 @@
  */
 export { AtomWorkspace } from './workspace.js';
 export { McpHttpHost } from './mcp/hosts/http.js';
+/** The run_atom tool, for the code lens's ▶ run in the editor (views/languageFeatures.ts). */
+export { runAtom as runAtomTool } from './mcp/tools/runAtom.js';

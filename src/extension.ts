@@ -16,6 +16,8 @@ import { chooseFolder } from './views/folder.js';
 import { registerGraphCommand } from './views/graphPanel.js';
 import { registerHistoryCommands } from './views/historyCommands.js';
 import { IndexProgressReporter } from './views/indexProgress.js';
+import { AtomLanguageFeatures } from './views/languageFeatures.js';
+import { AtomFileConflicts } from './views/atomFileConflicts.js';
 import { registerMcpProvider } from './views/mcpProvider.js';
 import { outputLogger } from './views/outputLog.js';
 import { registerPreviewCommands } from './views/previewPanel.js';
@@ -32,6 +34,10 @@ export interface AtomicCodingApi {
   statusBar: AtomStatusBar | undefined;
   /** The checks in the Test Explorer, the gutter and the Problems panel; undefined without a folder. */
   checks: AtomChecksView | undefined;
+  /** Definition, references, hover, completion, rename, diagnostics and code lens in atom editors. */
+  languageFeatures: AtomLanguageFeatures | undefined;
+  /** Saves of atoms/<name>.js over a newer version, reported (atomFileConflicts.ts). */
+  fileConflicts: AtomFileConflicts | undefined;
   /** How long activate() took, in milliseconds. */
   activationMs: number;
   /** Resolves when the first start finished (ready or failed); its value is the time from activation. */
@@ -70,6 +76,8 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
   const setState = (state: string) => void vscode.commands.executeCommand('setContext', 'atomicCoding.state', state);
   let statusBar: AtomStatusBar | undefined;
   let checks: AtomChecksView | undefined;
+  let languageFeatures: AtomLanguageFeatures | undefined;
+  let fileConflicts: AtomFileConflicts | undefined;
   if (lifecycle) {
     const s = lifecycle;
     const fs = new AtomFileSystemProvider(
@@ -79,10 +87,23 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
     );
     statusBar = new AtomStatusBar(s);
     checks = new AtomChecksView(s);
+    const features = (languageFeatures = new AtomLanguageFeatures({
+      access: s,
+      log,
+      folder: s.folder,
+      atomsFolder: config().get<string>('atomsFolder', 'atoms') || 'atoms',
+      onDidChangeState: s.onDidChangeState,
+    }));
+    fileConflicts = new AtomFileConflicts(s, (d) => {
+      const a = features.atomOf(d);
+      return a?.kind === 'file' ? a.name : undefined;
+    }, log);
     context.subscriptions.push(
       vscode.workspace.registerFileSystemProvider(ATOM_SCHEME, fs, { isCaseSensitive: true }),
       fs,
       statusBar,
+      languageFeatures,
+      fileConflicts,
       s.onDidChangeAtoms(() => tree.refresh()),
       s.onDidChangeState((state) => setState(state)),
       registerMcpProvider(s),
@@ -134,7 +155,7 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
         return ms;
       })
     : Promise.resolve(activationMs);
-  return { lifecycle, tree, treeView, statusBar, checks, activationMs, ready };
+  return { lifecycle, tree, treeView, statusBar, checks, languageFeatures, fileConflicts, activationMs, ready };
 }
 
 export async function deactivate(): Promise<void> {

@@ -108,6 +108,16 @@ export interface ParsedAtomDocument {
 const HEADER = /^\s*\/\*\*([\s\S]*?)\*\/[ \t]*\r?\n?/;
 
 /**
+ * Where the code starts in an editor's text: after the header when the text has one (as
+ * parseAtomDocument reads it), else 0. Positions in the code plus this are positions in the document.
+ */
+export function codeOffsetOf(text: string): number {
+  const match = HEADER.exec(text);
+  if (!match || !/(^|\n)\s*\*?\s*@(kind|param|returns?|requires|example)\b/.test(match[1]!)) return 0;
+  return match[0].length;
+}
+
+/**
  * Reads an editor's text back into a draft for the atom `name`. The first `/** *\/` block is the header
  * when it has atom tags (@kind, @param, @returns, @requires); without one the whole text is code and the
  * interface stays as stored.

@@ -11,7 +11,7 @@
 import { parse } from 'acorn';
 import type { Atom } from './model.js';
 
-interface Node {
+export interface Node {
   type: string;
   [key: string]: unknown;
 }
@@ -116,9 +116,9 @@ function paramName(p: Node): string {
   return '?';
 }
 
-type OnIdentifier = (id: Node, parent: Node | undefined, key: string | undefined) => void;
+export type OnIdentifier = (id: Node, parent: Node | undefined, key: string | undefined) => void;
 
-function visit(node: Node, parent: Node | undefined, key: string | undefined, onId: OnIdentifier): void {
+export function visit(node: Node, parent: Node | undefined, key: string | undefined, onId: OnIdentifier): void {
   if (node.type === 'Identifier') {
     onId(node, parent, key);
     return;
@@ -136,7 +136,7 @@ function isNode(value: unknown): value is Node {
 }
 
 /** Identifiers that are not uses of a variable: property names, labels, meta properties. */
-function isReference(parent: Node | undefined, key: string | undefined): boolean {
+export function isReference(parent: Node | undefined, key: string | undefined): boolean {
   if (!parent) return true;
   switch (parent.type) {
     case 'MemberExpression':
@@ -158,7 +158,7 @@ function isReference(parent: Node | undefined, key: string | undefined): boolean
 }
 
 /** Identifiers directly in a declaring position (patterns inside are handled by collectDeclared). */
-function isBinding(parent: Node | undefined, key: string | undefined): boolean {
+export function isBinding(parent: Node | undefined, key: string | undefined): boolean {
   if (!parent) return false;
   switch (parent.type) {
     case 'VariableDeclarator':
@@ -178,7 +178,7 @@ function isBinding(parent: Node | undefined, key: string | undefined): boolean {
 }
 
 /** Every name a pattern anywhere in the tree declares (destructuring, defaults, rest). */
-function collectDeclared(node: Node, into: Set<string>): void {
+export function collectDeclared(node: Node, into: Set<string>): void {
   const addPattern = (p: Node | null | undefined): void => {
     if (!p) return;
     switch (p.type) {
