@@ -16,7 +16,8 @@ export interface AtomSpan {
 }
 
 const MARKER = /^\s*\/\/ --- \[(\w+)\] ([a-z][a-z0-9_]*) ---\s*$/;
-const BOOT = /^\s*\/\/ Boot\s*$/;
+/** The Boot line, or the line the development form adds before it (hotSwap.ts SWAP_HOOK): no atom's. */
+const BOOT = /^\s*(?:\/\/ Boot\s*|self\.__atomicEval = function \(__atomic_code, __atomic_value\) \{ return eval\(__atomic_code\); \};)$/;
 
 /** The atoms of a bundle and the lines each occupies, in bundle order. */
 export function atomSpans(bundle: string): AtomSpan[] {
