@@ -125,3 +125,35 @@ export const FRAME_SWAP_LISTENER = `
       send({ source: 'atomic-preview', kind: 'swapFailed', id: m.id, message: String(err && err.message || err) });
     }
   });`;
+
+/** What a live loop tells the browser preview's pages (PreviewServer's notifications). */
+export interface LivePages {
+  notifySwap(atoms: readonly SwapAtom[]): void;
+  notifyBuild(build: { status: 'success' | 'error'; error: string | null }): void;
+}
+
+/**
+ * The loopback browser preview kept in step with the builds: every page runs the newest bundle, so one
+ * state stands for them all; a page that is not at the generation a swap starts from reloads itself.
+ */
+export class BrowserLiveLoop {
+  constructor(
+    private readonly pages: LivePages,
+    private running: LiveState | undefined,
+  ) {}
+
+  /** A successful build (or the page changed): swap or restart; undefined `next`: no workspace, restart. */
+  built(next: LiveState | undefined, hotSwap: boolean, pageChanged = false): LiveUpdate {
+    const update: LiveUpdate = next && !pageChanged ? planUpdate(this.running, next, hotSwap) : { kind: 'restart', reason: pageChanged ? 'the page changed' : 'started' };
+    this.running = next;
+    if (update.kind === 'swap') this.pages.notifySwap(update.atoms);
+    else if (update.kind === 'restart') this.pages.notifyBuild({ status: 'success', error: null });
+    return update;
+  }
+
+  /** A failed build: the pages show its error; the next success restarts them. */
+  failed(error: string | null): void {
+    this.running = undefined;
+    this.pages.notifyBuild({ status: 'error', error });
+  }
+}

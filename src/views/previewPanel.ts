@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import * as vscode from 'vscode';
 import { describeLocation } from '../preview/bundleMap.js';
 import { webviewCsp } from '../preview/csp.js';
-import { describeUpdate, planUpdate, type LiveState } from '../preview/hotSwap.js';
+import { BrowserLiveLoop, describeUpdate, planUpdate, type LiveState } from '../preview/hotSwap.js';
 import { isProgramAtom, type Atom } from '../atoms/model.js';
 import { PAGE_SETTING, pagePath, readPageFile } from '../preview/pageFile.js';
 import { PreviewServer, type BrowserReport, type ServedPage } from '../preview/previewServer.js';
@@ -217,22 +217,15 @@ export class BrowserPreview implements vscode.Disposable {
           return page !== null && typeof page === 'object' ? undefined : page;
         };
         const first = await pageText();
-        let running = first === undefined ? undefined : liveState(this.deps, first);
+        const loop = new BrowserLiveLoop(server, first === undefined ? undefined : liveState(this.deps, first));
         const notify = async (b: BuildRecord | undefined, pageChanged = false) => {
           if (!b) return;
-          if (b.status === 'error') {
-            running = undefined;
-            server.notifyBuild({ status: 'error', error: b.error_message });
-            return;
-          }
+          if (b.status === 'error') return loop.failed(b.error_message);
           const page = await pageText();
-          const next = page === undefined ? undefined : liveState(this.deps, page);
-          const update = next && !pageChanged ? planUpdate(running, next, hotSwapSetting()) : { kind: 'restart' as const, reason: 'the page changed' };
-          running = next;
-          if (update.kind === 'none') return;
-          if (server.listeners > 0 && (update.kind === 'swap' || update.reason !== 'started')) this.deps.log.info(`preview (browser): ${describeUpdate(update)}`);
-          if (update.kind === 'swap') server.notifySwap(update.atoms);
-          else server.notifyBuild({ status: 'success', error: null });
+          const update = loop.built(page === undefined ? undefined : liveState(this.deps, page), hotSwapSetting(), pageChanged);
+          if (server.listeners > 0 && (update.kind === 'swap' || (update.kind === 'restart' && update.reason !== 'started'))) {
+            this.deps.log.info(`preview (browser): ${describeUpdate(update)}`);
+          }
         };
         this.disposables.push(
           lifecycle.onDidBuild((b) => void notify(b)),

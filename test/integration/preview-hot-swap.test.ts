@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { isProgramAtom, type Atom } from '../../src/atoms/model.js';
-import { planUpdate, type LiveState, type LiveUpdate } from '../../src/preview/hotSwap.js';
+import { BrowserLiveLoop, type LiveState, type LiveUpdate } from '../../src/preview/hotSwap.js';
 import { PreviewServer } from '../../src/preview/previewServer.js';
 import { AtomWorkspace } from '../../src/workspace.js';
 import { wordsOnly } from '../support/inProcess.js';
@@ -23,7 +23,7 @@ const GROUND_TOP = 340; // ground_y 380 minus the 40 px cube
 let browser: BrowserContext;
 let workspace: AtomWorkspace;
 let server: PreviewServer;
-let running: LiveState;
+let loop: BrowserLiveLoop;
 const reports: string[] = [];
 
 function liveState(): LiveState {
@@ -35,12 +35,7 @@ function liveState(): LiveState {
 /** What the extension does after a build (views/previewPanel.ts BrowserPreview): swap, or restart. */
 async function publish(): Promise<LiveUpdate> {
   await workspace.builder.idle();
-  const next = liveState();
-  const update = planUpdate(running, next, true);
-  running = next;
-  if (update.kind === 'swap') server.notifySwap(update.atoms);
-  else if (update.kind === 'restart') server.notifyBuild({ status: 'success', error: null });
-  return update;
+  return loop.built(liveState(), true);
 }
 
 async function edit(name: string, change: (code: string) => string): Promise<void> {
@@ -92,8 +87,8 @@ before(async () => {
   cpSync(join(root, 'examples', 'jumping-cube', 'atoms'), join(dir, 'atoms'), { recursive: true });
   workspace = await AtomWorkspace.open(dir, { embeddings: wordsOnly });
   await workspace.builder.rebuild();
-  running = liveState();
   server = await PreviewServer.start({ bundle: () => workspace.builder.readBundle(), page: () => null, hotSwap: () => true });
+  loop = new BrowserLiveLoop(server, liveState());
   server.onDidReport((r) => reports.push(r.kind === 'console' ? r.text : `error: ${r.message}`));
   const lib = (await import(join(root, 'scripts', 'e2e', 'lib.mjs'))) as { launchBrowser(runDir: string, viewport?: object): Promise<BrowserContext> };
   browser = await lib.launchBrowser(tempDir('hot-swap-browser-'), { width: 900, height: 560 });
