@@ -20,6 +20,7 @@ import type { BuildRecord } from '../store/builds.js';
 import { isPreviewToHost, type BundleLocation, type HostToPreview, type PreviewBuild, type PreviewToHost } from '../protocol/webviewMessages.js';
 import type { PanelDeps } from './webview.js';
 import { Commands } from './commandIds.js';
+import { registerPreviewDebug } from './previewDebug.js';
 
 /** Reports beyond this many per second are counted, not logged (a game loop can throw every frame). */
 const MAX_LOGS_PER_SECOND = 50;
@@ -430,7 +431,7 @@ function previewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, hotSwap:
 </html>`;
 }
 
-/** Open Live Preview and Open Live Preview in Browser. */
+/** Open Live Preview, Open Live Preview in Browser and Debug Live Preview (previewDebug.ts). */
 export function registerPreviewCommands(deps: PanelDeps): vscode.Disposable[] {
   const browser = new BrowserPreview(deps);
   const needFolder = () => {
@@ -441,5 +442,6 @@ export function registerPreviewCommands(deps: PanelDeps): vscode.Disposable[] {
     browser,
     vscode.commands.registerCommand(Commands.openPreview, () => (deps.lifecycle ? PreviewPanel.show(deps, browser) : needFolder())),
     vscode.commands.registerCommand(Commands.openPreviewInBrowser, () => (deps.lifecycle ? browser.open() : needFolder())),
+    ...registerPreviewDebug(() => deps.lifecycle?.folder, () => browser.start(), Commands.debugPreview),
   ];
 }
