@@ -42,12 +42,22 @@ function linesOf(atom: Atom, sources: SourceMapSources): AtomLines {
     const code = atom.code.trimEnd();
     const file = sources.fileText?.(atom);
     const at = file?.lastIndexOf(code) ?? -1;
-    const header = file && at >= 0 ? file.slice(0, at) : formatAtomDocument(atom).slice(0, -atom.code.length || undefined);
-    counts = { header: countLines(header), code: countLines(code) + 1 };
+    counts = { header: file && at >= 0 ? countLines(file.slice(0, at)) : headerLines(atom), code: countLines(code) + 1 };
     // Kept only when read from the editor's format or a file: per atom object (a change makes a new one).
     lineCounts.set(atom, counts);
   }
   return counts;
+}
+
+/**
+ * The lines of the editor's header above the code (formatAtomDocument), counted without formatting it:
+ * `/**`, the description's lines and a blank line when there is one, `@kind`, a line per port,
+ * dependency and example, ` *\/`. (A description's line breaks stay line breaks there; everything else
+ * it escapes stays on its line.)
+ */
+function headerLines(atom: Atom): number {
+  const description = atom.description ? countLines(atom.description) + 2 : 0;
+  return 3 + description + atom.inputs.length + atom.outputs.length + atom.dependencies.length + (atom.examples?.length ?? 0);
 }
 
 /** Number of `\n` in `text`. */
