@@ -32,7 +32,7 @@ import { readerOf, type AtomReader, type StoreChange } from './store/reader.js';
 import type { EmbeddingProvider } from './search/embeddings/provider.js';
 import { UseLiteProvider } from './search/embeddings/useLite.js';
 import { SearchIndex } from './search/searchIndex.js';
-import { TextTree, type TextTreeOptions, type TextTreeView } from './textTree/textTree.js';
+import { DEFAULT_ATOMS_FOLDER, TextTree, type TextTreeOptions, type TextTreeView } from './textTree/textTree.js';
 import { silentLogger, type Logger } from './util/log.js';
 import { Verification } from './verify/verification.js';
 
@@ -99,10 +99,13 @@ export class AtomWorkspace {
       workspace.builder.startFrom(order);
     }
     if (options.textTree !== false && !store.readOnly) {
+      workspace.builder.mapSources = Builder.folderSources(resolve(root, options.textTree?.folder ?? DEFAULT_ATOMS_FOLDER));
       try {
         // A fresh clone's files are imported before anyone reads; a store opened from this
         // machine's .atomic/ answers at once, its files compared in the background (writes wait).
         workspace.tree = await TextTree.open(store, log, options.textTree ?? {});
+        // latest.js.map points at the atoms' files, line for line.
+        workspace.builder.mapSources = Builder.folderSources(workspace.tree.folderPath);
       } catch (err) {
         await workspace.close();
         throw err;

@@ -32,13 +32,27 @@ let generation = 0;
 let errors = 0;
 let entries = 0;
 
-function load(bundle: string, page: string | null, build: PreviewBuild, gen: number): void {
+function load(bundle: string, page: string | null, build: PreviewBuild, gen: number, hotSwap: boolean, reason: string | undefined): void {
   generation = gen;
   map = new BundleMap(bundle);
   failure.hidden = true;
-  frame = mountBundleFrame(stage, frame, page, bundle, 'Preview of latest.js');
+  frame = mountBundleFrame(stage, frame, page, bundle, 'Preview of latest.js', hotSwap);
   setState(bundle ? 'running' : 'empty', bundle ? `latest.js · ${build.atomCount} atoms · built ${time(build.createdAt)}` : 'No bundle yet: create an atom and the preview starts.');
-  addEntry('info', `— reloaded: build of ${time(build.createdAt)} —`, null);
+  addEntry('info', reason ? `restarted: ${reason}` : `— started: build of ${time(build.createdAt)} —`, null);
+}
+
+/**
+ * The running page takes the changed atoms in place (src/preview/hotSwap.ts); a page that is not the
+ * one the host swaps from (it failed, or was restarted meanwhile) asks for a restart instead.
+ */
+function swap(m: Extract<HostToPreview, { type: 'swap' }>): void {
+  if (!frame?.contentWindow || m.from !== generation) {
+    post({ type: 'ready' });
+    return;
+  }
+  generation = m.generation;
+  frame.contentWindow.postMessage({ source: 'atomic-host', kind: 'swap', id: m.generation, atoms: m.atoms }, '*');
+  setState('running', `latest.js · ${m.build.atomCount} atoms · swapped ${time(m.build.createdAt)}`);
 }
 
 function showFailure(build: PreviewBuild): void {
@@ -83,6 +97,17 @@ function receiveReport(r: PreludeReport): void {
     post({ type: 'loaded', generation });
     return;
   }
+  if (r.kind === 'swapped') {
+    const names = Array.isArray(r.names) ? r.names.map(String) : [];
+    addEntry('info', `swapped: ${names.join(', ')}`, null);
+    post({ type: 'swapped', generation: Number(r.id) || 0, names });
+    return;
+  }
+  if (r.kind === 'swapFailed') {
+    addEntry('error', `swap failed: ${String(r.message).slice(0, 2000)}`, null);
+    post({ type: 'swapFailed', generation: Number(r.id) || 0, message: String(r.message).slice(0, 2000) });
+    return;
+  }
   if (r.kind === 'console') {
     const location = map.locate(r.stack);
     const text = String(r.text).slice(0, 8000);
@@ -102,13 +127,14 @@ window.addEventListener('message', (event: MessageEvent) => {
   const data: unknown = event.data;
   if (frame && event.source === frame.contentWindow) {
     const r = data as PreludeReport;
-    if (r && typeof r === 'object' && r.source === 'atomic-preview' && ['console', 'error', 'loaded'].includes(r.kind)) receiveReport(r);
+    if (r && typeof r === 'object' && r.source === 'atomic-preview' && ['console', 'error', 'loaded', 'swapped', 'swapFailed'].includes(r.kind)) receiveReport(r);
     return;
   }
   if (!isHostToPreview(data)) return;
   const m: HostToPreview = data;
   if (m.type === 'load' && m.refused !== undefined) showRefused(m.refused, m.generation);
-  else if (m.type === 'load') load(m.bundle, m.page, m.build, m.generation);
+  else if (m.type === 'load') load(m.bundle, m.page, m.build, m.generation, m.hotSwap === true, m.reason);
+  else if (m.type === 'swap') swap(m);
   else if (m.type === 'buildFailed') showFailure(m.build);
   else {
     external.textContent = m.url;

@@ -14,13 +14,13 @@ import type { BundleLocation } from '../../src/protocol/webviewMessages.js';
  * beginning with the lockdown that takes WebRTC and WebTransport away, page.ts) and a nonce for styles fresh for
  * this load. No allow-top-navigation, allow-popups or allow-forms: the frame navigates no other window.
  */
-export function mountBundleFrame(stage: HTMLElement, old: HTMLIFrameElement | undefined, page: string | null, bundle: string, title: string): HTMLIFrameElement {
+export function mountBundleFrame(stage: HTMLElement, old: HTMLIFrameElement | undefined, page: string | null, bundle: string, title: string, hotSwap = false): HTMLIFrameElement {
   old?.remove();
   const frame = document.createElement('iframe');
   frame.id = 'frame';
   frame.title = title;
   frame.setAttribute('sandbox', 'allow-scripts');
-  frame.srcdoc = framePage(page, bundle, makeFrameNonce());
+  frame.srcdoc = framePage(page, bundle, makeFrameNonce(), hotSwap);
   stage.append(frame);
   return frame;
 }

@@ -12,18 +12,19 @@
  * folder, and a file already there is only replaced when it is a bundle (it starts with the
  * bundle's header). Nothing else is ever written, or handed out as the bundle.
  */
-import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, type Stats } from 'node:fs';
+import { closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import type { AtomStore } from '../store/atomStore.js';
 import type { BuildRecord } from '../store/builds.js';
-import { removeStaleTempFilesOf, replaceFile } from '../util/atomicFile.js';
+import { removeStaleTempFilesOf, replaceFile, writeFileAtomic } from '../util/atomicFile.js';
 import { Emitter, type Disposable } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
 import { isProgramAtom } from '../atoms/model.js';
 import { IncrementalBundler, type AtomLookup, type BundlePlan } from './bundler.js';
 import { MissingCallCheck, missingCallsMessage } from './missingCalls.js';
+import { bundleSourceMap, sourceMappingLine, type SourceMapSources } from './sourceMap.js';
 
 /** What the builder needs of the store: the atoms, their changes, and the build records. */
 export type BuildSource = Pick<AtomStore, 'workspaceDir' | 'all' | 'get' | 'size' | 'countByType' | 'onDidChange' | 'recordBuild' | 'deletedAtoms'>;
@@ -177,9 +178,11 @@ export class Builder {
       try {
         const size = fstatSync(fd).size;
         if (!startsAsBundle(fd, size)) return false;
-        const tail = Buffer.alloc(Math.min(size, BUNDLE_END.length));
+        // A bundle written before maps (no map line) is built again, so that it gets its map.
+        const end = BUNDLE_END + sourceMappingLine(basename(this.checkOutputPath()) + '.map');
+        const tail = Buffer.alloc(Math.min(size, Buffer.byteLength(end)));
         readSync(fd, tail, 0, tail.length, size - tail.length);
-        return tail.toString('utf8') === BUNDLE_END;
+        return tail.toString('utf8') === end && existsSync(this.checkOutputPath() + '.map');
       } finally {
         closeSync(fd);
       }
@@ -259,6 +262,9 @@ export class Builder {
       let live: Set<string> | undefined;
       const missing = this.missingCalls.find(atoms, this.deletedNames(), (name) => (live ??= new Set(bundle.order)).has(name));
       if (missing.length > 0) throw new Error(missingCallsMessage(missing));
+      // The bundle's last line names its map (an addition after the contract's last line, `})();`).
+      const mapPath = `${target}.map`;
+      bundle.parts.push({ kind: 'bytes', bytes: Buffer.from(sourceMappingLine(basename(mapPath))) });
       mkdirSync(dirname(target), { recursive: true });
       if (this.swept !== target) {
         removeStaleTempFilesOf(target);
@@ -277,6 +283,7 @@ export class Builder {
       // The bundle just written is the one to copy from next, known by how it was left; should
       // that not be known, the next build encodes every atom rather than copy from the wrong file.
       const stat = await written.stat().catch(() => undefined);
+      await this.writeMap(mapPath, bundle);
       const previous = this.last;
       if (stat) {
         this.last = { handle: written, stat };
@@ -336,6 +343,60 @@ export class Builder {
     if (!this.buffers || this.buffers[0].length < size) this.buffers = [Buffer.allocUnsafeSlow(size), Buffer.allocUnsafeSlow(size)];
     const buffers = this.buffers;
     return replaceFile(target, (out) => writePlan(out, plan, from, buffers), 0o644, { durable: false, freeOldLater: (freed) => this.track(freed) });
+  }
+
+  /**
+   * Where the map's sources are: set by the workspace (the text tree's folder, else the atom editor's
+   * `atom:` documents, embedded). Called with the map's path.
+   */
+  mapSources: (mapPath: string) => SourceMapSources = () => ({ source: (name) => `atom:/${name}.js`, embed: true });
+
+  /** Sources under `folder` (the text tree's), relative to the map. */
+  static folderSources(folder: string): (mapPath: string) => SourceMapSources {
+    return (mapPath) => {
+      const base = relative(dirname(mapPath), folder).split(sep).join('/');
+      const prefix = base ? `${base}/` : '';
+      return {
+        source: (name) => `${prefix}${name}.js`,
+        embed: false,
+        fileText: (atom) => {
+          try {
+            return readFileSync(join(folder, `${atom.name}.js`), 'utf8');
+          } catch {
+            return undefined;
+          }
+        },
+      };
+    };
+  }
+
+  /**
+   * latest.js.map next to latest.js (sourceMap.ts). Not fatal: a map that cannot be written is logged,
+   * and a file there that is not a source map is left alone.
+   */
+  private async writeMap(mapPath: string, plan: BundlePlan): Promise<void> {
+    try {
+      if (existsSync(mapPath)) {
+        const fd = openSync(mapPath, 'r');
+        const head = Buffer.alloc(12);
+        try {
+          readSync(fd, head, 0, 12, 0);
+        } finally {
+          closeSync(fd);
+        }
+        if (!head.toString('utf8').startsWith('{"version":3')) {
+          this.log.warn(`build: ${mapPath} is not a source map this builder wrote; it is left alone`);
+          return;
+        }
+      }
+      const first = plan.parts[0]!;
+      const second = plan.parts[1]!;
+      const firstLine = first.kind === 'bytes' && second.kind === 'bytes' ? countNewlines(first.bytes) + countNewlines(second.bytes) : 0;
+      const map = bundleSourceMap(plan.atoms, firstLine, this.mapSources(mapPath), basename(mapPath).replace(/\.map$/, ''));
+      await writeFileAtomic(mapPath, JSON.stringify(map), 0o644, { durable: false });
+    } catch (err) {
+      this.log.warn(`build: could not write the source map ${mapPath}: ${(err as Error).message}`);
+    }
   }
 
   /** The bundle written last is not to be copied from: every atom is encoded at the next build. */
@@ -495,6 +556,12 @@ function refuseToReplaceNonBundle(path: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+function countNewlines(bytes: Buffer): number {
+  let n = 0;
+  for (let at = bytes.indexOf(10); at >= 0; at = bytes.indexOf(10, at + 1)) n++;
+  return n;
 }
 
 function round(ms: number): number {

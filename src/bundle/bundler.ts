@@ -65,6 +65,8 @@ export interface BundlePlan {
   entry: string | null;
   /** The text of the atom at a position of `order`: its `// --- [type] name ---` line and indented code. */
   chunkText(position: number): string;
+  /** The atom at each position of `order` (for the source map, sourceMap.ts); valid until the next build. */
+  atoms: readonly Atom[];
   /**
    * The bytes of each position's chunk: set when planned for copied chunks; the writer sets
    * those it encodes. Where each chunk lands, for the next build's copies (`written`).
@@ -267,6 +269,7 @@ export class IncrementalBundler {
       order: this.published,
       entry,
       chunkText: (i) => chunkText(laid[i]!),
+      atoms: laid,
       lengths,
     };
   }

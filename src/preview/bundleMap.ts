@@ -16,7 +16,8 @@ export interface AtomSpan {
 }
 
 const MARKER = /^\s*\/\/ --- \[(\w+)\] ([a-z][a-z0-9_]*) ---\s*$/;
-const BOOT = /^\s*\/\/ Boot\s*$/;
+/** The Boot line, or the line the development form adds before it (hotSwap.ts SWAP_HOOK): no atom's. */
+const BOOT = /^\s*(?:\/\/ Boot\s*|self\.__atomicEval = function \(__atomic_code, __atomic_value\) \{ return eval\(__atomic_code\); \};)$/;
 
 /** The atoms of a bundle and the lines each occupies, in bundle order. */
 export function atomSpans(bundle: string): AtomSpan[] {
@@ -74,7 +75,10 @@ export class BundleMap {
    */
   locate(stack: string | null | undefined, fallbackLine?: number | null, file = 'latest.js'): BundleLocation {
     let firstLine: number | null = null;
-    for (const line of bundleLines(stack ?? '', file)) {
+    for (const frame of stackFrames(stack ?? '', file)) {
+      // A function swapped in (hotSwap.ts) is its own script, named after its atom: its lines are the atom's.
+      if (typeof frame !== 'number') return { atom: frame.atom, line: null, atomLine: frame.atomLine };
+      const line = frame;
       firstLine ??= line;
       const hit = this.atomAt(line);
       if (hit) return { atom: hit.atom, line, atomLine: hit.atomLine };
@@ -91,6 +95,14 @@ export function bundleLines(stack: string, file = 'latest.js'): number[] {
   const frame = new RegExp(`${escaped}(?:\\?[^:\\s)]*)?:(\\d+)(?::\\d+)?`, 'g');
   const out: number[] = [];
   for (const m of stack.matchAll(frame)) out.push(Number(m[1]));
+  return out;
+}
+
+/** The frames of `stack` in `file` (their lines) or in a swapped atom's script (`atomic-swap/<name>.js`), innermost first. */
+function stackFrames(stack: string, file: string): (number | { atom: string; atomLine: number })[] {
+  const frame = new RegExp(`(?:atomic-swap/([a-z][a-z0-9_]*)\\.js|${escapeRegExp(file)})(?:\\?[^:\\s)]*)?:(\\d+)(?::\\d+)?`, 'g');
+  const out: (number | { atom: string; atomLine: number })[] = [];
+  for (const m of stack.matchAll(frame)) out.push(m[1] ? { atom: m[1], atomLine: Number(m[2]) } : Number(m[2]));
   return out;
 }
 

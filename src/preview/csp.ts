@@ -14,15 +14,19 @@
  * The webview's page itself has no inline script and builds its DOM with textContent only.
  */
 
-/** The webview's policy: its own script and stylesheet from the extension, nothing from elsewhere. */
-export function webviewCsp(cspSource: string): string {
+/**
+ * The webview's policy: its own script and stylesheet from the extension, nothing from elsewhere. With
+ * `hotSwap`, 'unsafe-eval' too: the frame inherits this policy, and a swap evaluates the changed atoms'
+ * code in the frame (hotSwap.ts). The webview's own page evaluates nothing.
+ */
+export function webviewCsp(cspSource: string, hotSwap = false): string {
   return [
     "default-src 'none'",
     `style-src ${cspSource} 'unsafe-inline'`,
     `img-src ${cspSource} data: blob:`,
     'media-src data: blob:',
     `font-src ${cspSource} data:`,
-    `script-src ${cspSource} 'unsafe-inline'`,
+    `script-src ${cspSource} 'unsafe-inline'${hotSwap ? " 'unsafe-eval'" : ''}`,
     "frame-src 'self' about:",
   ].join('; ');
 }
@@ -40,13 +44,22 @@ export function webviewCsp(cspSource: string): string {
  * not know it yet (it says "Unrecognized directive" and lets WebRTC through), so the lockdown is what
  * holds there, and the directive holds wherever it is known.
  */
-export function frameCsp(nonce: string, scriptHashes: readonly string[] = []): string[] {
+/*
+ * With `hotSwap`, both policies also say 'unsafe-eval', and that is all they add: a swap (hotSwap.ts)
+ * evaluates the changed atoms' code in the realm the lockdown already ran in, through a function the
+ * bundle itself defines. Code given to eval can do nothing the atoms' own code could not (it is the
+ * atoms' code), and it cannot reach a realm without the lockdown: no nested frame may load (frame-src
+ * and child-src 'none'; an about:blank frame gets no script either, preview-exfiltration.test.ts tries
+ * eval there), no worker, no address. Scripts are still admitted only by hash.
+ */
+export function frameCsp(nonce: string, scriptHashes: readonly string[] = [], hotSwap = false): string[] {
   if (!/^[A-Za-z0-9_-]{16,}$/.test(nonce)) throw new Error('frameCsp: the nonce must be at least 16 letters, digits, "-" or "_"');
   for (const h of scriptHashes) if (!/^[A-Za-z0-9+/]{43}=$/.test(h)) throw new Error('frameCsp: a script hash must be a base64 SHA-256');
   const scripts = scriptHashes.length ? [...new Set(scriptHashes)].map((h) => `'sha256-${h}'`).join(' ') : "'none'";
+  const evaluate = hotSwap ? " 'unsafe-eval'" : '';
   return [
-    `default-src 'none'; script-src ${scripts}; style-src 'nonce-${nonce}'; img-src data: blob:; media-src data: blob:; font-src data:; connect-src 'none'; frame-src 'none'; child-src 'none'; worker-src 'none'; manifest-src 'none'; base-uri 'none'; form-action 'none'; webrtc 'block'`,
-    "script-src 'unsafe-inline'; style-src 'unsafe-inline'",
+    `default-src 'none'; script-src ${scripts}${evaluate}; style-src 'nonce-${nonce}'; img-src data: blob:; media-src data: blob:; font-src data:; connect-src 'none'; frame-src 'none'; child-src 'none'; worker-src 'none'; manifest-src 'none'; base-uri 'none'; form-action 'none'; webrtc 'block'`,
+    `script-src 'unsafe-inline'${evaluate}; style-src 'unsafe-inline'`,
   ];
 }
 

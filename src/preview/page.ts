@@ -4,6 +4,7 @@
  * where the page loads `latest.js`. Pure string work, shared by the webview and the loopback server.
  */
 import { frameCsp, withCsp } from './csp.js';
+import { developmentBundle, FRAME_SWAP_LISTENER } from './hotSwap.js';
 import { sha256Base64 } from './sha256.js';
 
 /** The built-in page: a canvas with the id `game`, sized for the sample, and the bundle. */
@@ -32,7 +33,10 @@ export type PreludeTransport = 'parent' | 'http';
 export type PreludeReport =
   | { source: 'atomic-preview'; kind: 'console'; level: string; text: string; stack: string | null }
   | { source: 'atomic-preview'; kind: 'error'; message: string; stack: string | null; line: number | null }
-  | { source: 'atomic-preview'; kind: 'loaded' };
+  | { source: 'atomic-preview'; kind: 'loaded' }
+  /** A swap (hotSwap.ts) took the new functions: `id` is the swap's. */
+  | { source: 'atomic-preview'; kind: 'swapped'; id: number; names: string[] }
+  | { source: 'atomic-preview'; kind: 'swapFailed'; id: number; message: string };
 
 /**
  * The script that runs before the bundle. It wraps `console` and listens for errors and rejected
@@ -40,7 +44,7 @@ export type PreludeReport =
  * reload after a successful build, show the error of a failed one. `base` is the server's path of the
  * preview (its secret prefix, ending in `/`); the reports and the events are under it.
  */
-export function preludeScript(transport: PreludeTransport, base = '/'): string {
+export function preludeScript(transport: PreludeTransport, base = '/', hotSwap = false): string {
   const at = (name: string) => JSON.stringify(base + name);
   const send =
     transport === 'parent'
@@ -87,7 +91,7 @@ export function preludeScript(transport: PreludeTransport, base = '/'): string {
     var r = e.reason;
     send({ source: 'atomic-preview', kind: 'error', message: 'Unhandled promise rejection: ' + (r && r.message ? r.message : show(r)), stack: r && r.stack ? String(r.stack) : null, line: null });
   });
-  window.addEventListener('load', function () { send({ source: 'atomic-preview', kind: 'loaded' }); });${live}
+  window.addEventListener('load', function () { send({ source: 'atomic-preview', kind: 'loaded' }); });${live}${hotSwap ? FRAME_SWAP_LISTENER : ''}
 })();`;
 }
 
@@ -144,8 +148,10 @@ const INLINE_SCRIPT = /(<script\b[^>]*>)([\s\S]*?)(<\/script\s*>)/gi;
  * script beginning with the lockdown and admitted by its hash, every style carrying the frame's own
  * `nonce`, the frame's own policy in front (see csp.ts), and no DNS prefetching.
  */
-export function framePage(page: string | null, bundle: string, nonce: string): string {
-  const composed = composePage({ page, prelude: preludeScript('parent'), bundleTag: bundle ? inlineBundleTag(bundle) : '', nonce, scriptNonce: false });
+export function framePage(page: string | null, bundle: string, nonce: string, hotSwap = false, scriptUrl = 'latest.js'): string {
+  // With hot swap, the development form of the bundle and the prelude's swap listener (hotSwap.ts).
+  const code = hotSwap ? developmentBundle(bundle) : bundle;
+  const composed = composePage({ page, prelude: preludeScript('parent', '/', hotSwap), bundleTag: code ? inlineBundleTag(code, undefined, scriptUrl) : '', nonce, scriptNonce: false });
   const hashes: string[] = [];
   const html = composed.replace(INLINE_SCRIPT, (_all, open: string, code: string, close: string) => {
     // A script with an address loads nothing here (the policy names none): left as it is, it never runs.
@@ -157,7 +163,7 @@ export function framePage(page: string | null, bundle: string, nonce: string): s
     hashes.push(sha256Base64(parsedScriptText(locked)));
     return open + locked + close;
   });
-  return withCsp(html, frameCsp(nonce, hashes), '<meta http-equiv="x-dns-prefetch-control" content="off">');
+  return withCsp(html, frameCsp(nonce, hashes, hotSwap), '<meta http-equiv="x-dns-prefetch-control" content="off">');
 }
 
 /**
@@ -171,13 +177,21 @@ export function shellPage(base: string, generation: number): { html: string; scr
   const script = `(function () {
   "use strict";
   var frame = document.getElementById('frame');
+  var generation = ${generation};
   window.addEventListener('message', function (e) {
     var m = e.data;
     if (!frame || e.source !== frame.contentWindow || !m || m.source !== 'atomic-preview') return;
     try { fetch(${at('log')}, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(m), keepalive: true }).catch(function () {}); } catch (x) {}
+    if (m.kind === 'swapFailed') location.reload();
   });
   var events = new EventSource(${at('events')});
   events.addEventListener('reload', function () { location.reload(); });
+  events.addEventListener('swap', function (e) {
+    var d = null; try { d = JSON.parse(e.data); } catch (x) {}
+    if (!d || !frame || !frame.contentWindow || d.from !== generation) { location.reload(); return; }
+    generation = d.generation;
+    frame.contentWindow.postMessage({ source: 'atomic-host', kind: 'swap', id: d.generation, atoms: d.atoms }, '*');
+  });
   events.addEventListener('buildFailed', function (e) {
     var error = ''; try { error = JSON.parse(e.data).error; } catch (x) {}
     if (frame) frame.remove();
@@ -246,7 +260,9 @@ ${text}</pre>
  * `latest.js`, so stack traces carry the bundle's own line numbers. `</script` inside the code is
  * escaped (`<\/script` means the same in strings, templates and regular expressions).
  */
-export function inlineBundleTag(bundle: string, nonce?: string): string {
-  const code = bundle.replace(/<\/(script)/gi, '<\\/$1');
-  return `<script${nonce ? ` nonce="${nonce}"` : ''}>${code}\n//# sourceURL=latest.js\n</script>`;
+export function inlineBundleTag(bundle: string, nonce?: string, scriptUrl = 'latest.js'): string {
+  let code = bundle.replace(/<\/(script)/gi, '<\\/$1');
+  // A map named by an address: the bundle's own line names it relative to latest.js, which an inline script is not.
+  if (scriptUrl !== 'latest.js') code = code.replace(/\/\/# sourceMappingURL=([^\n]*)\n?$/, (_all, name: string) => `//# sourceMappingURL=${new URL(name, scriptUrl).href}\n`);
+  return `<script${nonce ? ` nonce="${nonce}"` : ''}>${code}\n//# sourceURL=${scriptUrl}\n</script>`;
 }

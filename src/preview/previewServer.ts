@@ -20,7 +20,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Emitter } from '../util/event.js';
-import type { BundleLocation, ConsoleLevel } from '../protocol/webviewMessages.js';
+import type { BundleLocation, ConsoleLevel, SwapAtom } from '../protocol/webviewMessages.js';
 import { BundleMap } from './bundleMap.js';
 import { makeFrameNonce } from './csp.js';
 import { framePage, refusedPage, shellCsp, shellPage, type PreludeReport } from './page.js';
@@ -38,6 +38,10 @@ export interface PreviewServerOptions {
   page: () => Promise<ServedPage> | ServedPage;
   /** 0 (default) picks a free port. */
   port?: number;
+  /** Whether the frame runs the development form that takes swaps (hotSwap.ts); asked at every frame's load. Default off. */
+  hotSwap?: () => boolean;
+  /** latest.js.map's text for the debugger and the browser's developer tools, or undefined when there is none. */
+  sourceMap?: () => Promise<string | undefined> | string | undefined;
 }
 
 /** A console line or a runtime error reported by a page in the browser. */
@@ -109,6 +113,18 @@ export class PreviewServer {
     for (const res of this.clients) writeEvent(res, build);
   }
 
+  /**
+   * Tells every open page to take these atoms' new code in place (hotSwap.ts): a page running the
+   * current generation swaps and runs the next; any other page reloads.
+   */
+  notifySwap(atoms: readonly SwapAtom[]): void {
+    this.lastBuild = { status: 'success', error: null };
+    const from = this.generation;
+    this.generation++;
+    const data = JSON.stringify({ from, generation: this.generation, atoms });
+    for (const res of this.clients) res.write(`event: swap\ndata: ${data}\n\n`);
+  }
+
   async close(): Promise<void> {
     for (const res of this.clients) res.end();
     this.clients.clear();
@@ -138,6 +154,10 @@ export class PreviewServer {
         return end(res, 200, 'text/html; charset=utf-8', await this.frameHtml());
       }
       if (req.method === 'GET' && path === 'latest.js') return end(res, 200, 'text/javascript; charset=utf-8', await this.bundle());
+      if (req.method === 'GET' && path === 'latest.js.map') {
+        const map = await this.options.sourceMap?.();
+        return map === undefined ? end(res, 404, 'text/plain', 'no source map\n') : end(res, 200, 'application/json; charset=utf-8', map);
+      }
       if (req.method === 'GET' && path === 'events') return this.subscribe(res);
       if (req.method === 'POST' && path === 'log') return await this.receiveReport(req, res);
       return end(res, 404, 'text/plain', 'not found\n');
@@ -170,7 +190,8 @@ export class PreviewServer {
     const page = await this.options.page();
     // A refused page: the reason, without the bundle (it would run against a page that is not there).
     if (page !== null && typeof page === 'object') return framePage(refusedPage(page.refused), '', makeFrameNonce());
-    return framePage(page, await this.bundle(), makeFrameNonce());
+    // Named by its address, so a debugger attached to the browser finds latest.js.map next to it.
+    return framePage(page, await this.bundle(), makeFrameNonce(), this.options.hotSwap?.() ?? false, `${this.url}latest.js`);
   }
 
   private async bundle(): Promise<string> {
@@ -200,7 +221,15 @@ export class PreviewServer {
     } catch (err) {
       return end(res, 400, 'text/plain', `${(err as Error).message}\n`);
     }
-    if ((body as { kind?: unknown } | null)?.kind === 'loaded') return end(res, 204, 'text/plain', ''); // the page's load: nothing to log
+    const kind = (body as { kind?: unknown } | null)?.kind;
+    if (kind === 'loaded') return end(res, 204, 'text/plain', ''); // the page's load: nothing to log
+    if (kind === 'swapped') {
+      const names = (body as { names?: unknown }).names;
+      if (Array.isArray(names) && names.length <= 5000 && names.every((n) => typeof n === 'string' && /^[a-z][a-z0-9_]*$/.test(n))) {
+        this.reports.fire({ kind: 'console', level: 'info', text: `swapped: ${names.join(', ')}`, atom: null, line: null, atomLine: null });
+      }
+      return end(res, 204, 'text/plain', '');
+    }
     const report = await this.toReport(body);
     if (!report) return end(res, 400, 'text/plain', 'not a preview report\n');
     this.reports.fire(report);
@@ -216,6 +245,7 @@ export class PreviewServer {
     if (r.kind === 'console' && typeof r.level === 'string' && LEVELS.has(r.level) && typeof r.text === 'string') {
       return { kind: 'console', level: r.level as ConsoleLevel, text: r.text, ...(await this.locate(stack, null)) };
     }
+    if (r.kind === 'swapFailed' && typeof r.message === 'string') return { kind: 'error', message: `swap failed: ${r.message}`, atom: null, line: null, atomLine: null };
     if (r.kind === 'error' && typeof r.message === 'string') {
       return { kind: 'error', message: r.message, ...(await this.locate(stack, line)) };
     }

