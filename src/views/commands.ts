@@ -71,7 +71,9 @@ class AtomCommands {
   }
 
   async newAtom(name?: string, type?: AtomType, description?: string): Promise<string | undefined> {
-    const workspace = this.workspace();
+    // In a folder where Atomic Coding has not started yet, the prompts come first and the store is
+    // opened (writing .atomic/ and atoms/) only once the user has answered them: New Atom is asking.
+    const known = (value: string) => this.deps.lifecycle.workspace?.atoms.has(value) ?? false;
     name ??= await vscode.window.showInputBox({
       title: 'New Atom (1/3): name',
       prompt: 'A snake_case name; the code is one function with this name',
@@ -81,7 +83,7 @@ class AtomCommands {
         // JavaScript parser out of the extension's light half).
         if (!NAME_PATTERN.test(value)) return 'use lowercase letters, digits and underscores, starting with a letter, e.g. player_jump';
         if (value.length > MAX_NAME_LENGTH) return `at most ${MAX_NAME_LENGTH} characters`;
-        return workspace.atoms.has(value) ? `an atom named "${value}" already exists` : undefined;
+        return known(value) ? `an atom named "${value}" already exists` : undefined;
       },
     });
     if (!name) return undefined;
@@ -97,6 +99,8 @@ class AtomCommands {
       prompt: 'One sentence on what it does (semantic search reads it); optional',
     });
     if (description === undefined) return undefined;
+    if (this.deps.lifecycle.state !== 'ready') await this.deps.lifecycle.start();
+    const workspace = this.workspace();
     if (workspace.atoms.has(name)) throw new Error(`an atom named "${name}" already exists`);
     const draft: AtomDraft = { name, type, code: `function ${name}() {\n}\n`, description: description || undefined };
     await workspace.upsert(draft);
