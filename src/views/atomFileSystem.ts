@@ -83,7 +83,7 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
       // The version keeps mtime moving on every save, even two within one millisecond; VS Code compares
       // it to detect that an open editor is stale.
       mtime: Date.parse(atom.updated_at) + atom.version,
-      size: encoder.encode(formatAtomDocument(atom)).byteLength,
+      size: encoder.encode(this.documentText(uri, atom)).byteLength,
     };
   }
 
@@ -95,7 +95,12 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
   }
 
   readFile(uri: vscode.Uri): Uint8Array {
-    return encoder.encode(formatAtomDocument(this.atomAt(uri)));
+    return encoder.encode(this.documentText(uri, this.atomAt(uri)));
+  }
+
+  /** The atom's document in the layout of its file in atoms/ (so a save changes only the lines edited). */
+  private documentText(uri: vscode.Uri, atom: Atom): string {
+    return this.workspace(uri).textTree?.layoutText(atom) ?? formatAtomDocument(atom);
   }
 
   async writeFile(uri: vscode.Uri, content: Uint8Array, options: { create: boolean; overwrite: boolean }): Promise<void> {
