@@ -335,3 +335,28 @@ export function sameAtom(atom: Atom, draft: AtomDraft): boolean {
     sameExamples(atom.examples, draft.examples)
   );
 }
+
+/** How many lines of `text` (an atom's document or file) come before its code: the header's, 0 without one. */
+export function codeLineOffset(text: string): number {
+  const match = HEADER.exec(text);
+  if (!match || !/(^|\n)\s*\*?\s*@(kind|param|returns?|requires|example)\b/.test(match[1]!)) return 0;
+  return match[0].split('\n').length - 1;
+}
+
+/** A place a message names in the code ("at line 3, column 5 of the code"), found by inDocumentLines. */
+const CODE_PLACE = /\bat line (\d+)(?:, column (\d+))? of the code\b/g;
+
+/**
+ * A message about the code (which names lines of the code, as an agent sent it) for a person looking at
+ * the whole document: each "at line N[, column M] of the code" becomes "at line N+offset[, column M]",
+ * the line the editor or the file shows. `offset` is codeLineOffset of that document.
+ */
+export function inDocumentLines(message: string, offset: number): string {
+  return message.replace(CODE_PLACE, (_m, line: string, column: string | undefined) => `at line ${Number(line) + offset}${column ? `, column ${column}` : ''}`);
+}
+
+/** The first place (1-based line and column of the document) a message names, if any. */
+export function documentPlace(message: string, offset: number): { line: number; column: number } | undefined {
+  const m = new RegExp(CODE_PLACE.source).exec(message);
+  return m ? { line: Number(m[1]) + offset, column: m[2] ? Number(m[2]) : 1 } : undefined;
+}

@@ -12,7 +12,7 @@ import type { Atom } from '../atoms/model.js';
 import { NAME_PATTERN } from '../atoms/model.js';
 import type { StoreChange } from '../store/reader.js';
 import type { AtomWorkspace } from '../workspace.js';
-import { formatAtomDocument, sameAtom, toDraft } from './atomDocument.js';
+import { codeLineOffset, formatAtomDocument, inDocumentLines, sameAtom, toDraft } from './atomDocument.js';
 
 export const ATOM_SCHEME = 'atom';
 
@@ -109,14 +109,16 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
     const existing = workspace.atoms.get(name);
     if (!existing && !options.create) throw vscode.FileSystemError.FileNotFound(uri);
     if (existing && !options.overwrite) throw vscode.FileSystemError.FileExists(uri);
+    const text = decoder.decode(content);
     try {
-      const draft = toDraft(name, decoder.decode(content), existing);
+      const draft = toDraft(name, text, existing);
       if (existing && sameAtom(existing, draft)) return;
       const { result } = await workspace.upsert(draft);
       this.onSaved(result.atom, result.created);
     } catch (err) {
       // VS Code shows "Unable to write file '<uri>' (<name>: <message>)" and keeps the editor dirty.
-      const refused = new Error((err as Error).message ?? String(err));
+      // Lines named as the editor numbers them: the header's lines come before the code's.
+      const refused = new Error(inDocumentLines((err as Error).message ?? String(err), codeLineOffset(text)));
       refused.name = 'Save refused';
       this.onRefused(name, refused.message);
       throw refused;

@@ -387,7 +387,7 @@ test('a file a person wrote keeps its layout: imported as it is, and an edit rew
     assert.deepEqual(ws.atoms.get('both')?.dependencies, ['lhs', 'rhs']);
     await ws.textTree!.written();
     assert.equal(read(dir, 'both'), handWritten, 'the imported file is not rewritten');
-    await ws.upsert({ ...ws.atoms.get('both')!, code: 'function both(x) {\n  return lhs(x) * rhs(x);\n}\n' });
+    await ws.upsert({ ...ws.atoms.get('both')!, description: ws.atoms.get('both')!.description ?? undefined, code: 'function both(x) {\n  return lhs(x) * rhs(x);\n}\n' });
     await ws.textTree!.written();
     const after = read(dir, 'both').split('\n');
     const before = handWritten.split('\n');

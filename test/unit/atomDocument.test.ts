@@ -289,3 +289,15 @@ describe('atom text in the layout a person wrote', () => {
     assert.match(formatAtomDocument(atom), / \* @requires math_clamp\n \* @requires physics_config/);
   });
 });
+
+describe('lines named as the document shows them', () => {
+  it('shifts "at line N of the code" by the header, and keeps other lines', async () => {
+    const { codeLineOffset, inDocumentLines, documentPlace } = await import('../../src/atoms/atomDocument.js');
+    const doc = '/**\n * Says hi.\n *\n * @kind util\n */\nfunction hi() {\n  return 1 +;\n}\n';
+    assert.equal(codeLineOffset(doc), 5);
+    assert.equal(codeLineOffset('function hi() {}'), 0);
+    assert.equal(inDocumentLines('code does not parse as JavaScript at line 2, column 13 of the code: Unexpected token', 5), 'code does not parse as JavaScript at line 7, column 13: Unexpected token');
+    assert.equal(inDocumentLines('t threw Error: no (in t at line 4)', 5), 't threw Error: no (in t at line 4)');
+    assert.deepEqual(documentPlace('found x at line 3 of the code outside it', 5), { line: 8, column: 1 });
+  });
+});

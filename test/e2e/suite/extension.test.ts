@@ -165,6 +165,20 @@ describe('Atomic Coding in the VS Code extension host', function () {
     assert.equal(document.isDirty, false);
   });
 
+  it("a refused save names the editor's line, not the code's", async () => {
+    const uri = vscode.Uri.parse('atom:/player_jump.js');
+    const document = await vscode.workspace.openTextDocument(uri);
+    const text = document.getText().replace(/\n*$/, '\n') + 'function extra() {}\n';
+    const editorLine = text.split('\n').indexOf('function extra() {}') + 1;
+    const error = await Promise.resolve(vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text))).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    assert.ok(error, 'the save is refused');
+    assert.match(error.message, new RegExp(`at line ${editorLine} outside it`), error.message);
+    report(`refused save names editor line ${editorLine}: ${error.message.slice(0, 120)}`);
+  });
+
   it('changes the type and dependencies from the header without an agent', async () => {
     const document = await vscode.workspace.openTextDocument(vscode.Uri.parse('atom:/physics_config.js'));
     const edit = new vscode.WorkspaceEdit();
