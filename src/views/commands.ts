@@ -6,7 +6,7 @@
 import { atomNoteLines, draftOfAtom, writeNoteLines } from '../atoms/writeChecks.js';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import { AGENT_TARGETS, DEFAULT_TARGET_IDS, findTarget, nodeCommand, stdioServer, writeAgentConfig, type WriteResult } from '../agents/agentConfig.js';
+import { AGENT_TARGETS, DEFAULT_TARGET_IDS, findTarget, nodeCommand, serverFor, USER_TARGETS, writeAgentConfig, type WriteResult } from '../agents/agentConfig.js';
 import { errors } from '../atoms/errors.js';
 import { ATOM_TYPES, MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomDraft, type AtomType } from '../atoms/model.js';
 import { formatSignature } from '../atoms/signature.js';
@@ -250,19 +250,26 @@ class AtomCommands {
     const folder = this.deps.lifecycle.folder.fsPath;
     if (!ids) {
       const picked = await vscode.window.showQuickPick(
-        AGENT_TARGETS.map((t) => ({ label: t.label, description: t.file, picked: DEFAULT_TARGET_IDS.includes(t.id), id: t.id })),
-        { title: 'Connect Other Agents', placeHolder: 'Which agents should get the Atomic Coding MCP server?', canPickMany: true },
+        USER_TARGETS.map((t) => ({ label: t.label, description: t.file, picked: DEFAULT_TARGET_IDS.includes(t.id), id: t.id })),
+        {
+          title: 'Connect Other Agents',
+          placeHolder: "Which agents should get the Atomic Coding MCP server? Written to your own configuration in your home folder, not to the repository (VS Code's own agent needs nothing)",
+          canPickMany: true,
+        },
       );
       if (!picked?.length) return [];
       ids = picked.map((p) => p.id);
     }
     const cli = vscode.Uri.joinPath(this.deps.extensionUri, 'dist', 'cli.js').fsPath;
-    const server = stdioServer(nodeCommand(folder), cli, folder);
+    const node = nodeCommand(folder);
+    // The user's own configuration files (tests point this at a folder of their own).
+    const home = process.env.ATOMIC_CODING_USER_HOME || homedir();
     const results: WriteResult[] = [];
     const failures: string[] = [];
     for (const id of ids) {
       try {
-        const result = writeAgentConfig(findTarget(id), folder, server, homedir());
+        const target = findTarget(id);
+        const result = writeAgentConfig(target, folder, serverFor(target, node, cli, folder), home);
         results.push(result);
         this.deps.log.info(`connect: ${result.target.label}: ${result.outcome} ${result.path}`);
       } catch (err) {
@@ -276,7 +283,8 @@ class AtomCommands {
     if (failures.length) void vscode.window.showErrorMessage(`Connect Other Agents: ${failures.join(' ')}`);
     if (results.length) {
       void vscode.window.showInformationMessage(
-        `Connected: ${summary}. They start \`node ${cli} serve --stdio\`, which talks to this window's server while VS Code runs.`,
+        `Connected: ${summary}, in ${results.map((r) => r.path).join(', ')}: ${results.every((r) => r.target.file.startsWith('~/')) ? 'your own configuration, not the repository' : 'files in the repository'}. ` +
+          `They start \`node ${cli} serve --stdio\`, which talks to this window's server while VS Code runs.`,
       );
     }
     return results;
