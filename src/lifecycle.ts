@@ -179,7 +179,7 @@ export class WorkspaceLifecycle implements vscode.Disposable {
       );
       this._host = await McpHttpHost.start(workspace, this.log, { port });
       this.log.info(
-        `workspace: ${workspace.atoms.size} atoms in ${this.folder.fsPath}; MCP server on ${this._host.url} ` +
+        `workspace: ${workspace.atoms.size} atom${workspace.atoms.size === 1 ? '' : 's'} in ${this.folder.fsPath}; MCP server on ${this._host.url} ` +
           `(${Math.round(performance.now() - started)} ms)`,
       );
       this.reportRefusedBundlePath(workspace);

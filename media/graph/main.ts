@@ -350,7 +350,8 @@ function refreshHighlight(): void {
 
 function updateStatus(): void {
   const visible = cy.nodes().not('.hidden');
-  const parts = [`${snapshot.atoms.length} atoms`, `${cy.edges().length} dependencies`];
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const parts = [count(snapshot.atoms.length, 'atom', 'atoms'), count(cy.edges().length, 'dependency', 'dependencies')];
   if (snapshot.unused.length) parts.push(`${snapshot.unused.length} unused`);
   if (snapshot.cycles.length) parts.push(`${snapshot.cycles.length} cycle${snapshot.cycles.length > 1 ? 's' : ''}: ${snapshot.cycles.map((c) => c.join(' → ')).join('; ')}`);
   if (visible.length !== snapshot.atoms.length) parts.push(`${visible.length} shown`);

@@ -237,7 +237,7 @@ class AtomCommands {
   async rebuildBundle(): Promise<string> {
     const build = await this.workspace().rebuild();
     if (build.status === 'success') {
-      const text = `Bundle rebuilt: ${build.atom_count} atoms in ${build.duration_ms ?? '?'} ms \u2192 ${build.bundle_path}`;
+      const text = `Bundle rebuilt: ${build.atom_count} atom${build.atom_count === 1 ? '' : 's'} in ${build.duration_ms ?? '?'} ms \u2192 ${build.bundle_path}`;
       void vscode.window.showInformationMessage(text);
       return build.status;
     }
@@ -311,14 +311,14 @@ class AtomCommands {
     const s = this.deps.lifecycle;
     const build = s.lastBuild;
     const items: (vscode.QuickPickItem & { run?: () => unknown })[] = [
-      { label: `$(folder) ${s.folder.fsPath}`, description: `${s.atoms()?.length ?? 0} atoms` },
+      { label: `$(folder) ${s.folder.fsPath}`, description: ((n) => `${n} atom${n === 1 ? '' : 's'}`)(s.atoms()?.length ?? 0) },
       s.host
         ? { label: `$(server) MCP server running`, description: s.host.url, detail: `${s.host.sessions.size} client session(s); token in .atomic/server.json` }
         : { label: `$(error) MCP server ${s.state}`, description: s.error },
       build
         ? {
             label: build.status === 'success' ? '$(pass) Last build succeeded' : '$(error) Last build failed',
-            description: build.status === 'success' ? `${build.atom_count} atoms, ${build.duration_ms ?? '?'} ms` : (build.error_message ?? ''),
+            description: build.status === 'success' ? `${build.atom_count} atom${build.atom_count === 1 ? '' : 's'}, ${build.duration_ms ?? '?'} ms` : (build.error_message ?? ''),
             detail: build.bundle_path ?? undefined,
           }
         : { label: '$(circle-outline) No build yet' },

@@ -51,7 +51,7 @@ export class AtomStatusBar implements vscode.Disposable {
         if (build) {
           tooltip.appendText(
             build.status === 'success'
-              ? `Last build: ${build.atom_count} atoms in ${build.duration_ms ?? '?'} ms`
+              ? `Last build: ${build.atom_count} atom${build.atom_count === 1 ? '' : 's'} in ${build.duration_ms ?? '?'} ms`
               : `Last build failed: ${build.error_message ?? ''}`,
           );
         }
