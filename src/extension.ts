@@ -56,7 +56,7 @@ const AGENT_CONSENT = 'atomicCoding.agentMayStart';
 
 export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
   const started = performance.now();
-  const channel = vscode.window.createOutputChannel('Atomic Coding', { log: true });
+  const channel = vscode.window.createOutputChannel('Atomic Coding', 'log');
   const log = outputLogger(channel);
   context.subscriptions.push(channel);
 
