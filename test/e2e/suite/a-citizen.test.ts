@@ -23,7 +23,7 @@ describe('A good citizen: nothing written until asked', function () {
     assert.ok(!existsSync(join(folder, '.atomic')), 'no .atomic/ written at activation');
     assert.ok(!existsSync(join(folder, 'atoms')), 'no atoms/ written at activation');
     assert.deepEqual(readdirSync(folder), before, 'the folder is as it was');
-    await assert.rejects(() => Promise.resolve(api.lifecycle!.requireWorkspace()), /not started in this folder/);
+    assert.throws(() => api.lifecycle!.requireWorkspace(), /not started in this folder/);
     report(`activation in a folder without atoms wrote nothing (${before.length} entries before and after)`);
   });
 
