@@ -10,7 +10,8 @@
  * Auto-save (files.autoSave afterDelay) does not write to the store at every pause in typing: its saves
  * are held as the editor's pending text (the editor reads it back, so nothing is lost) and go to the
  * store as one version when the user leaves the editor (another editor, the window loses focus, the
- * editor closes) or saves by hand. A held text that the store refuses (half-typed code that does not
+ * editor closes), saves by hand, or stops typing for a few seconds (FLUSH_AFTER_IDLE_MS: in VS Code for
+ * the Web auto-save is on by default, and a Ctrl+S on an editor auto-save left clean writes nothing). A held text that the store refuses (half-typed code that does not
  * parse yet) is shown as a problem on its line in the editor, not as an error notification, and stays
  * held until it is fixed.
  */
@@ -40,6 +41,9 @@ export interface WorkspaceAccess {
   onDidChangeAtoms: vscode.Event<StoreChange>;
 }
 
+/** A held auto-save goes to the store when no further one came for this long. */
+const FLUSH_AFTER_IDLE_MS = 5_000;
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -52,6 +56,7 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
   /** Documents whose save in progress was started by auto-save (onWillSaveTextDocument says AfterDelay). */
   private readonly autoSaving = new Set<string>();
   private readonly problems = vscode.languages.createDiagnosticCollection('atomicCoding.autoSave');
+  private readonly idleTimers = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(
     private readonly access: WorkspaceAccess,
@@ -78,6 +83,7 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
   }
 
   dispose(): void {
+    for (const t of this.idleTimers.values()) clearTimeout(t);
     void this.flushPending();
     for (const s of this.subscriptions) s.dispose();
     this.problems.dispose();
@@ -174,11 +180,20 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
     if (existing && !options.overwrite) throw vscode.FileSystemError.FileExists(uri);
     const text = decoder.decode(content);
     if (existing && this.autoSaving.delete(uri.toString())) {
-      // Auto-save: held until the user leaves the editor (one version, no half-typed bundle).
+      // Auto-save: held until the user leaves the editor or pauses (one version, no half-typed bundle).
       this.pending.set(name, text);
+      clearTimeout(this.idleTimers.get(name));
+      this.idleTimers.set(
+        name,
+        setTimeout(() => {
+          this.idleTimers.delete(name);
+          void this.flush(uri, name);
+        }, FLUSH_AFTER_IDLE_MS),
+      );
       return;
     }
     this.pending.delete(name);
+    clearTimeout(this.idleTimers.get(name));
     this.problems.delete(uri);
     await this.save(uri, name, text);
   }
