@@ -308,15 +308,23 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     check('the external preview is served on 127.0.0.1 only, under its secret path', /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\/$/.test(externalUrl), externalUrl);
     const tab = await browser.newPage();
     await tab.goto(externalUrl);
-    const tabCube = await until('the game in the browser tab', () =>
-      tab.evaluate(() => {
-        const c = document.getElementById('game');
-        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        let cube = 0;
-        for (let i = 0; i < d.length; i += 4) if (d[i] === 242 && d[i + 1] === 166 && d[i + 2] === 90) cube++;
-        return cube || undefined;
-      }),
-    );
+    // The atom code runs in a sandboxed frame inside the page (the page's own canvas is in that frame).
+    const tabCube = await until('the game in the browser tab', async () => {
+      for (const frame of tab.frames()) {
+        const cube = await frame
+          .evaluate(() => {
+            const c = document.getElementById('game');
+            if (!c) return 0;
+            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            let n = 0;
+            for (let i = 0; i < d.length; i += 4) if (d[i] === 242 && d[i + 1] === 166 && d[i + 2] === 90) n++;
+            return n;
+          })
+          .catch(() => 0);
+        if (cube) return cube;
+      }
+      return undefined;
+    });
     check('the game runs in an ordinary browser tab from the loopback address', tabCube > 500, `${tabCube} cube pixels`);
     await tab.screenshot({ path: join(shots, '5b-external-browser.png') });
 
