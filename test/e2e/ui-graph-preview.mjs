@@ -337,7 +337,8 @@ export async function runGraphPreviewUi({ build = true } = {}) {
       return undefined;
     });
     check("an edit to the workspace's preview.html reloads the preview", edited);
-    const tabText = () => tab.evaluate(() => document.body.innerText);
+    // The page's text, in whichever of the tab's frames it is (the page runs in a sandboxed frame).
+    const tabText = async () => (await Promise.all(tab.frames().map((f) => f.evaluate(() => document.body?.innerText ?? '').catch(() => '')))).join('\n');
     const tabEdited = await until('the edited page in the browser tab', async () => ((await tabText()).includes('Edited page:') ? true : undefined)).catch(() => false);
     check('the external browser tab reloads the edited page too', tabEdited);
     writeFileSync(pageFile, pageHtml);
