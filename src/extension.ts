@@ -3,7 +3,7 @@
  * server starts in the background (nothing heavy, such as the embedding model, loads here); the tree,
  * editors, status bar and VS Code's MCP client follow the workspace lifecycle's events.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { ATOM_SCHEME, AtomFileSystemProvider } from './views/atomFileSystem.js';
@@ -46,9 +46,26 @@ export interface AtomicCodingApi {
 
 let lifecycle: WorkspaceLifecycle | undefined;
 
+/**
+ * Whether this folder already works with atoms: a store (.atomic/) or atom files (atoms/*.js). Only
+ * then does the extension open the store at startup; anywhere else nothing is written to the folder
+ * until the user asks (the same test as package.json's workspaceContains activation events).
+ */
+function holdsAtoms(folder: string, atomsFolder: string): boolean {
+  if (existsSync(join(folder, '.atomic'))) return true;
+  try {
+    return readdirSync(join(folder, atomsFolder)).some((f) => f.endsWith('.js'));
+  } catch {
+    return false;
+  }
+}
+
+/** workspaceState key: the user said yes to starting Atomic Coding in this folder for an agent. */
+const AGENT_CONSENT = 'atomicCoding.agentMayStart';
+
 export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
   const started = performance.now();
-  const channel = vscode.window.createOutputChannel('Atomic Coding', { log: true });
+  const channel = vscode.window.createOutputChannel('Atomic Coding', 'log');
   const log = outputLogger(channel);
   context.subscriptions.push(channel);
 
@@ -106,7 +123,27 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
       fileConflicts,
       s.onDidChangeAtoms(() => tree.refresh()),
       s.onDidChangeState((state) => setState(state)),
-      registerMcpProvider(s),
+      registerMcpProvider(s, {
+        mayStart: async () => {
+          if (s.state !== 'idle' || context.workspaceState.get<boolean>(AGENT_CONSENT)) return true;
+          // An agent is connecting to a folder where Atomic Coding has not started: starting writes
+          // .atomic/ and atoms/ here, so the user is asked once; yes is remembered for this folder.
+          const yes = 'Start Here';
+          const answer = await vscode.window.showInformationMessage(
+            `An agent wants to use Atomic Coding in ${s.folder.fsPath}. Starting it creates .atomic/ (kept out of git) and atoms/ (one file per atom) in this folder.`,
+            yes,
+            'Not Now',
+          );
+          if (answer !== yes) return false;
+          await context.workspaceState.update(AGENT_CONSENT, true);
+          return true;
+        },
+      }),
+      vscode.commands.registerCommand(Commands.startHere, async () => {
+        await s.start();
+        if (s.state === 'failed') void vscode.window.showErrorMessage(`Atomic Coding: could not start: ${s.error ?? 'see the output'}`);
+        return s.state;
+      }),
       { dispose: () => void s.dispose() },
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('atomicCoding.bundle.outputPath')) void s.applyBundlePath();
@@ -148,8 +185,23 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
 
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  const ready = lifecycle
-    ? lifecycle.start().then(() => {
+  const startNow = lifecycle && (holdsAtoms(lifecycle.folder.fsPath, config().get<string>('atomsFolder', 'atoms') || 'atoms') || context.workspaceState.get<boolean>(AGENT_CONSENT));
+  if (lifecycle && !startNow) {
+    log.info(`${lifecycle.folder.fsPath} holds no atoms: nothing is written there until you start Atomic Coding (Start Atomic Coding Here, New Atom, or an agent you allow)`);
+    setState('idle');
+  }
+  // In a folder without atoms `ready` resolves when the user (or an allowed agent) first starts it.
+  const firstStart = !lifecycle ? undefined : startNow ? lifecycle.start() : new Promise<void>((resolve) => {
+    const l = lifecycle!;
+    const sub = l.onDidChangeState((state) => {
+      if (state === 'ready' || state === 'failed') {
+        sub.dispose();
+        resolve();
+      }
+    });
+  });
+  const ready = lifecycle && firstStart
+    ? firstStart.then(() => {
         const ms = performance.now() - started;
         log.info(`ready ${ms.toFixed(0)} ms after activation began (state ${lifecycle?.state})`);
         return ms;

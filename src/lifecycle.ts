@@ -97,10 +97,17 @@ export class WorkspaceLifecycle implements vscode.Disposable {
    */
   requireWorkspace(): AtomWorkspace {
     if (this._workspace) return this._workspace;
+    if (this._state === 'idle' && !this._error) {
+      throw new Error('Atomic Coding is not started in this folder (nothing is written here until you ask): run "Atomic Coding: Start Atomic Coding Here" or "New Atom"');
+    }
     throw new Error(`the atom store is not open: ${this._error ?? 'it is still starting'}`);
   }
 
-  /** Opens the store and starts the server; on failure the state is 'failed' and `error` says why. */
+  /**
+   * Opens the store and starts the server; on failure the state is 'failed' and `error` says why.
+   * This is what writes into the folder (.atomic/, atoms/): in a folder that holds no atoms it runs only
+   * when the user asks (Start Atomic Coding Here, New Atom, or yes to an agent's first connection).
+   */
   start(): Promise<void> {
     return this.serialize(() => this.doStart());
   }
@@ -172,7 +179,7 @@ export class WorkspaceLifecycle implements vscode.Disposable {
       );
       this._host = await McpHttpHost.start(workspace, this.log, { port });
       this.log.info(
-        `workspace: ${workspace.atoms.size} atoms in ${this.folder.fsPath}; MCP server on ${this._host.url} ` +
+        `workspace: ${workspace.atoms.size} atom${workspace.atoms.size === 1 ? '' : 's'} in ${this.folder.fsPath}; MCP server on ${this._host.url} ` +
           `(${Math.round(performance.now() - started)} ms)`,
       );
       this.reportRefusedBundlePath(workspace);

@@ -8,7 +8,7 @@ import cytoscape from 'cytoscape';
 import dagre from 'cytoscape-dagre';
 import type { GraphSnapshot, GraphToHost, GraphViewMode } from '../../src/protocol/webviewMessages.js';
 import { isHostToGraph } from '../../src/protocol/webviewMessages.js';
-import { AutoFit, cycleEdges, diffGraph, GraphIndex, searchNames } from './model.js';
+import { AutoFit, cycleEdges, diffGraph, GraphIndex, overviewLayout, searchNames, type OverviewGroup } from './model.js';
 import type { LayoutRequest, LayoutResult } from './layoutWorker.js';
 import { graphStyle, readTheme } from './theme.js';
 
@@ -40,6 +40,15 @@ let selected: string | null = null;
 let mode: GraphViewMode = 'graph';
 let impact = false;
 const hiddenTypes = new Set<string>();
+/**
+ * A big whole graph first shows the overview (grouped by type, instant); the layered layout runs
+ * when the user asks for it (Layout) and is kept from then on.
+ */
+let layered = false;
+let overviewGroups: OverviewGroup[] = [];
+const groupLabels = document.createElement('div');
+groupLabels.className = 'group-labels';
+container.appendChild(groupLabels);
 
 const cy = cytoscape({
   container,
@@ -126,7 +135,6 @@ function applySnapshot(next: GraphSnapshot, focus?: string): void {
     });
   };
   // A big graph shows at once in a grid while its layers are computed in the worker.
-  if (!update && large) cy.layout({ name: 'grid', fit: true, padding: 30, animate: false }).run();
   if (needsLayout) runLayout(!update, finish);
   else finish();
 }
@@ -162,6 +170,11 @@ function runLayout(fit: boolean, done: () => void): void {
   cy.stop(true, false);
   const eles = cy.elements().not('.hidden');
   const big = eles.nodes().length > LARGE;
+  if (big && mode === 'graph' && !layered) {
+    runOverview(eles, fit, done);
+    return;
+  }
+  showGroupLabels([]);
   const options = {
     rankDir: 'TB',
     // Big graphs are wide (many atoms per layer): closer nodes and farther layers keep them viewable.
@@ -186,6 +199,41 @@ function runLayout(fit: boolean, done: () => void): void {
   }
   runLayoutHere(eles, options, fit, done);
 }
+
+/** The overview of a big graph: grouped by type, in one pass on the page (see overviewLayout). */
+function runOverview(eles: cytoscape.CollectionReturnValue, fit: boolean, done: () => void): void {
+  status.dataset.layoutIn = 'overview';
+  const nodes = eles.nodes().map((n) => ({ id: n.id(), type: String(n.data('type') ?? ''), w: n.width() }));
+  const { positions, groups } = overviewLayout(nodes, Math.max(0.5, cy.width() / Math.max(1, cy.height())));
+  cy.batch(() => eles.nodes().forEach((n) => void (positions[n.id()] && n.position(positions[n.id()]!))));
+  if (fit) {
+    cy.fit(eles, 40);
+    autoFit.fitted();
+  }
+  showGroupLabels(groups);
+  done();
+}
+
+/** Headings over the overview's groups ("feature · 612 atoms"), kept over them as the view moves. */
+function showGroupLabels(groups: OverviewGroup[]): void {
+  overviewGroups = groups;
+  groupLabels.replaceChildren(
+    ...groups.map((g) => Object.assign(document.createElement('div'), { className: `group-label t-${g.type}`, textContent: `${g.type} · ${g.count} atom${g.count === 1 ? '' : 's'}` })),
+  );
+  placeGroupLabels();
+}
+
+function placeGroupLabels(): void {
+  const zoom = cy.zoom();
+  const pan = cy.pan();
+  overviewGroups.forEach((g, i) => {
+    const el = groupLabels.children[i] as HTMLElement | undefined;
+    if (!el) return;
+    el.style.left = `${g.x * zoom + pan.x}px`;
+    el.style.top = `${g.y * zoom + pan.y - 22}px`;
+  });
+}
+cy.on('viewport', () => placeGroupLabels());
 
 function runLayoutHere(eles: cytoscape.CollectionReturnValue, options: Record<string, unknown>, fit: boolean, done: () => void): void {
   status.dataset.layoutIn = 'page';
@@ -302,7 +350,8 @@ function refreshHighlight(): void {
 
 function updateStatus(): void {
   const visible = cy.nodes().not('.hidden');
-  const parts = [`${snapshot.atoms.length} atoms`, `${cy.edges().length} dependencies`];
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const parts = [count(snapshot.atoms.length, 'atom', 'atoms'), count(cy.edges().length, 'dependency', 'dependencies')];
   if (snapshot.unused.length) parts.push(`${snapshot.unused.length} unused`);
   if (snapshot.cycles.length) parts.push(`${snapshot.cycles.length} cycle${snapshot.cycles.length > 1 ? 's' : ''}: ${snapshot.cycles.map((c) => c.join(' → ')).join('; ')}`);
   if (visible.length !== snapshot.atoms.length) parts.push(`${visible.length} shown`);
@@ -396,6 +445,7 @@ $('fit').addEventListener('click', () => {
   autoFit.fitted();
 });
 $('relayout').addEventListener('click', () => {
+  layered = true;
   status.textContent = `Laying out ${cy.nodes().not('.hidden').length} atoms…`;
   // Let the status paint before the layout holds the thread.
   setTimeout(() => runLayout(true, () => updateStatus()), 30);

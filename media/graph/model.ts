@@ -148,3 +148,58 @@ export class AutoFit {
     this.follow = true;
   }
 }
+
+/** One atom as the overview places it: its name, type and drawn width. */
+export interface OverviewNode {
+  id: string;
+  type: string;
+  w: number;
+}
+
+export interface OverviewGroup {
+  type: string;
+  count: number;
+  /** The group's top-left corner and size in graph coordinates (for its heading). */
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The order the overview shows the types in: the entry points first, tests last. */
+const TYPE_ORDER = ['core', 'feature', 'util', 'test'];
+
+/**
+ * The overview of a big graph, computed in one pass (milliseconds at thousands of atoms, where the
+ * layered layout takes many seconds): the atoms grouped by type, each group a block of rows sorted by
+ * name (so atoms named alike, usually neighbours, sit together), the blocks side by side and shaped so
+ * the whole fills a panel of the given aspect ratio (width / height): fitted, it is readable, not a
+ * strip. The layers are one click away (Layout), and a click on an atom lights its neighbourhood.
+ */
+export function overviewLayout(nodes: readonly OverviewNode[], aspect: number): { positions: Record<string, { x: number; y: number }>; groups: OverviewGroup[] } {
+  const byType = new Map<string, OverviewNode[]>();
+  for (const n of nodes) {
+    const list = byType.get(n.type);
+    if (list) list.push(n);
+    else byType.set(n.type, [n]);
+  }
+  const types = [...byType.keys()].sort((a, b) => (TYPE_ORDER.indexOf(a) + 1 || 99) - (TYPE_ORDER.indexOf(b) + 1 || 99) || a.localeCompare(b));
+  const cellW = Math.max(40, ...nodes.map((n) => n.w)) + 16;
+  const cellH = 40;
+  const gap = cellW;
+  // One height for every block: the rows that make the whole about `aspect` wide for its height.
+  const rows = Math.max(1, Math.ceil(Math.sqrt((nodes.length * cellW) / (Math.max(0.2, aspect) * cellH))));
+  const positions: Record<string, { x: number; y: number }> = {};
+  const groups: OverviewGroup[] = [];
+  let left = 0;
+  for (const type of types) {
+    const members = byType.get(type)!.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const cols = Math.ceil(members.length / rows);
+    members.forEach((n, i) => {
+      positions[n.id] = { x: left + Math.floor(i / rows) * cellW + cellW / 2, y: (i % rows) * cellH + cellH / 2 };
+    });
+    groups.push({ type, count: members.length, x: left, y: 0, width: cols * cellW, height: Math.min(rows, members.length) * cellH });
+    left += cols * cellW + gap;
+  }
+  return { positions, groups };
+}

@@ -37,7 +37,7 @@ function load(bundle: string, page: string | null, build: PreviewBuild, gen: num
   map = new BundleMap(bundle);
   failure.hidden = true;
   frame = mountBundleFrame(stage, frame, page, bundle, 'Preview of latest.js', hotSwap);
-  setState(bundle ? 'running' : 'empty', bundle ? `latest.js · ${build.atomCount} atoms · built ${time(build.createdAt)}` : 'No bundle yet: create an atom and the preview starts.');
+  setState(bundle ? 'running' : 'empty', bundle ? `latest.js · ${build.atomCount} atom${build.atomCount === 1 ? '' : 's'} · built ${time(build.createdAt)}` : 'No bundle yet: create an atom and the preview starts.');
   addEntry('info', reason ? `restarted: ${reason}` : `— started: build of ${time(build.createdAt)} —`, null);
 }
 

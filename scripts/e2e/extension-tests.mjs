@@ -26,6 +26,9 @@ export async function runExtensionTests({ build = true } = {}) {
   writeFileSync(resultFile, '');
   process.env.ATOMIC_E2E_RESULTS = resultFile;
   process.env.ATOMIC_E2E_WORKSPACE = folder;
+  // Connect Other Agents writes the user's own configuration: in the tests, a home folder of the run's own.
+  process.env.ATOMIC_CODING_USER_HOME = join(runDir, 'home');
+  mkdirSync(process.env.ATOMIC_CODING_USER_HOME, { recursive: true });
   const server = await startCodeServer({ runDir, folder, extraArgs: ['--vscode-option', 'enable-smoke-test-driver'] });
   log(`code-server ${server.url} (run dir ${runDir}) after ${Date.now() - t0} ms`);
   let browser;

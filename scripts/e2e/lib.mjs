@@ -118,7 +118,7 @@ export function buildAndPackage() {
   // Written under a temporary name and renamed: a reader never sees a half-written package.
   const partial = `${vsix}.${process.pid}.partial`;
   try {
-    execFileSync(join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--allow-missing-repository', '-o', partial], {
+    execFileSync(join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '-o', partial], {
       cwd: stage,
       stdio: ['ignore', 'ignore', 'inherit'],
     });

@@ -3,7 +3,7 @@
 // delete through the context menu and its confirmation, watch an agent's change arrive, and see the
 // welcome view of an empty folder. Every step checks what is on screen and takes a screenshot into
 // .e2e/screenshots/. Usage: node scripts/e2e/ui.mjs [--no-build] ; exit code 0 = every check passed.
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildAndPackage, pinVsix, ensureInstalled, installVsix, log, newRunDir, openAtomicWorkbench, root, runWhenMain, startCodeServer, vsixPath, workbenchUrl } from './lib.mjs';
 import { callTool, connectCli, seedSample, SAMPLE_ATOMS } from './sample.mjs';
@@ -112,7 +112,9 @@ export async function runUi({ build = true } = {}) {
   mkdirSync(folder);
   await seedSample(folder);
   const empty = join(runDir, 'empty-project');
-  mkdirSync(empty);
+  mkdirSync(join(empty, 'src'), { recursive: true });
+  writeFileSync(join(empty, 'package.json'), '{ "name": "plain-project", "version": "1.0.0" }\n');
+  writeFileSync(join(empty, 'src', 'index.js'), 'console.log("hello");\n');
   const server = await startCodeServer({ runDir, folder });
   log(`code-server ${server.url} (run dir ${runDir}) after ${Date.now() - t0} ms`);
   let browser;
@@ -227,17 +229,19 @@ export async function runUi({ build = true } = {}) {
     await shot(page, '8-mcp-servers.png');
     await page.keyboard.press('Escape');
 
-    // 9. An empty folder shows the welcome view with its buttons.
+    // 9. A folder without atoms (a plain project) shows the "not started" welcome view, and nothing has
+    //    been written into it: Atomic Coding waits to be asked.
     const second = await browser.newPage();
     await second.goto(workbenchUrl(server.url, empty));
     const container2 = second.locator('.part.activitybar .action-item a[aria-label^="Atomic Coding"]').first();
     await container2.waitFor({ timeout: 60_000 });
     await container2.click();
     await second.mouse.move(700, 600);
-    const welcome = second.locator('.welcome-view-content', { hasText: 'no atoms yet' }).first();
+    const welcome = second.locator('.welcome-view-content', { hasText: 'not started in this folder' }).first();
     await welcome.waitFor({ timeout: 30_000 });
     const welcomeText = clean(await welcome.innerText());
-    check('an empty folder shows the welcome view with New Atom', welcomeText.includes('New Atom') && welcomeText.includes('Connect Other Agents'), JSON.stringify(welcomeText.slice(0, 100)));
+    check('a folder without atoms shows Start Atomic Coding Here and New Atom', welcomeText.includes('Start Atomic Coding Here') && welcomeText.includes('New Atom'), JSON.stringify(welcomeText.slice(0, 100)));
+    check('nothing is written into a folder without atoms until asked', JSON.stringify(readdirSync(empty)) === JSON.stringify(['package.json', 'src']), JSON.stringify(readdirSync(empty)));
     await shot(second, '9-welcome-view.png');
 
     // 10. New Atom from the welcome view's button, answering its three prompts.
@@ -257,6 +261,7 @@ export async function runUi({ build = true } = {}) {
     const newRow = second.locator('.part.sidebar .monaco-list-row', { has: second.locator('.monaco-icon-label[aria-label="hello_atom"]') }).first();
     await newRow.waitFor({ timeout: 15_000 });
     check('New Atom asks for name, type and description, then opens the new atom', created.includes('Says hello') && created.includes('function hello_atom()'), JSON.stringify(created.slice(0, 80)));
+    check('New Atom is asking: the folder now has its store', readdirSync(empty).includes('.atomic'), JSON.stringify(readdirSync(empty)));
     await shot(second, '10-new-atom.png');
 
     // 11. Search Atoms from the tree's title bar: found by what it does, opened with Enter.

@@ -28,23 +28,53 @@ export interface StdioServer {
 export interface AgentTarget {
   id: string;
   label: string;
-  /** Project-relative path of the agent's MCP config file. */
+  /** The agent's MCP config file: `~/...` in the user's home (the user's own configuration), else relative to the project. */
   file: string;
-  /** Where servers live in the file, e.g. ['mcpServers']. */
+  /** Where servers live in the file, e.g. ['mcpServers']; `<folder>` stands for the workspace folder's path. */
   key: string[];
+  /**
+   * What `--workspace` the entry passes: the folder itself (the default), a variable the agent fills in
+   * (Cursor's `${workspaceFolder}`), or nothing (`null`: the folder the agent runs the server in).
+   */
+  workspace?: string | null;
   /** The entry as this agent spells it. */
   entry(server: StdioServer): Record<string, unknown>;
 }
 
 const standard = (server: StdioServer) => ({ command: server.command, args: server.args });
 
-export const AGENT_TARGETS: readonly AgentTarget[] = [
+/**
+ * Where Connect Other Agents writes by default: each agent's configuration in the user's home, never a
+ * file in the repository (which teams commit: an entry there would carry this machine's paths to the
+ * extension and the folder). None of these is VS Code's own configuration, so VS Code does not list the
+ * server a second time beside the one its MCP provider gives it.
+ */
+export const USER_TARGETS: readonly AgentTarget[] = [
+  {
+    id: 'claude-user',
+    label: 'Claude Code',
+    // Claude Code's "local" scope: this user, this project; kept in ~/.claude.json under the project's path.
+    file: '~/.claude.json',
+    key: ['projects', '<folder>', 'mcpServers'],
+    entry: (s) => ({ type: 'stdio', ...standard(s) }),
+  },
+  { id: 'cursor-user', label: 'Cursor', file: '~/.cursor/mcp.json', key: ['mcpServers'], workspace: '${workspaceFolder}', entry: standard },
+  { id: 'gemini-user', label: 'Gemini CLI', file: '~/.gemini/settings.json', key: ['mcpServers'], workspace: null, entry: standard },
+  { id: 'kiro-user', label: 'Kiro', file: '~/.kiro/settings/mcp.json', key: ['mcpServers'], workspace: null, entry: standard },
+  { id: 'windsurf', label: 'Windsurf', file: '~/.codeium/windsurf/mcp_config.json', key: ['mcpServers'], workspace: null, entry: standard },
+];
+
+/**
+ * Project files (in the repository): only on explicit request (scripts, the command line), because their
+ * entries hold this machine's absolute paths. `vscode` (.vscode/mcp.json) is for other VS Code-based
+ * editors; in VS Code it would duplicate the provider's server.
+ */
+export const PROJECT_TARGETS: readonly AgentTarget[] = [
   { id: 'claude', label: 'Claude Code', file: '.mcp.json', key: ['mcpServers'], entry: (s) => ({ type: 'stdio', ...standard(s) }) },
   { id: 'cursor', label: 'Cursor', file: '.cursor/mcp.json', key: ['mcpServers'], entry: standard },
   { id: 'gemini', label: 'Gemini CLI', file: '.gemini/settings.json', key: ['mcpServers'], entry: standard },
   { id: 'roo', label: 'Roo Code', file: '.roo/mcp.json', key: ['mcpServers'], entry: standard },
   { id: 'kiro', label: 'Kiro', file: '.kiro/settings/mcp.json', key: ['mcpServers'], entry: standard },
-  { id: 'windsurf', label: 'Windsurf (global: ~/.codeium/windsurf/mcp_config.json)', file: '~/.codeium/windsurf/mcp_config.json', key: ['mcpServers'], entry: standard },
   {
     id: 'vscode',
     label: 'VS Code workspace file (.vscode/mcp.json, for other VS Code-based editors)',
@@ -54,8 +84,10 @@ export const AGENT_TARGETS: readonly AgentTarget[] = [
   },
 ];
 
+export const AGENT_TARGETS: readonly AgentTarget[] = [...USER_TARGETS, ...PROJECT_TARGETS];
+
 /** The targets a user is offered first. */
-export const DEFAULT_TARGET_IDS = ['claude', 'cursor'];
+export const DEFAULT_TARGET_IDS = ['claude-user', 'cursor-user'];
 
 export function findTarget(id: string): AgentTarget {
   const target = AGENT_TARGETS.find((t) => t.id === id);
@@ -67,8 +99,13 @@ export function findTarget(id: string): AgentTarget {
  * The command line an agent runs: `node --max-semi-space-size=8 --heap-growing-percent=50 <cli.js>
  * serve --workspace <dir> --stdio` (the V8 options keep the server's heap small: util/nodeFlags.ts).
  */
-export function stdioServer(nodeCommand: string, cliPath: string, workspaceDir: string): StdioServer {
-  return { command: nodeCommand, args: [...NODE_FLAGS, cliPath, 'serve', '--workspace', workspaceDir, '--stdio'] };
+export function stdioServer(nodeCommand: string, cliPath: string, workspaceDir: string | null): StdioServer {
+  return { command: nodeCommand, args: [...NODE_FLAGS, cliPath, 'serve', ...(workspaceDir === null ? [] : ['--workspace', workspaceDir]), '--stdio'] };
+}
+
+/** The entry's server for one target: its `--workspace` as the target wants it (see AgentTarget.workspace). */
+export function serverFor(target: AgentTarget, nodeCommand: string, cliPath: string, workspaceDir: string): StdioServer {
+  return stdioServer(nodeCommand, cliPath, target.workspace === undefined ? workspaceDir : target.workspace);
 }
 
 /**
@@ -103,7 +140,7 @@ export type MergeOutcome = 'added' | 'updated' | 'unchanged';
  * Returns the file's new text with our entry merged in, and what changed. `existing` is the current
  * text or undefined when the file does not exist. Throws when the text is not a JSON object.
  */
-export function mergeAgentConfig(target: AgentTarget, existing: string | undefined, server: StdioServer): { text: string; outcome: MergeOutcome } {
+export function mergeAgentConfig(target: AgentTarget, existing: string | undefined, server: StdioServer, workspaceDir = ''): { text: string; outcome: MergeOutcome } {
   let config: Record<string, unknown> = {};
   if (existing !== undefined && existing.trim() !== '') {
     let parsed: unknown;
@@ -118,7 +155,7 @@ export function mergeAgentConfig(target: AgentTarget, existing: string | undefin
     config = parsed as Record<string, unknown>;
   }
   let holder = config;
-  for (const key of target.key) {
+  for (const key of target.key.map((k) => (k === '<folder>' ? workspaceDir : k))) {
     const next = holder[key];
     if (next === undefined) holder[key] = {};
     else if (typeof next !== 'object' || next === null || Array.isArray(next)) {
@@ -156,7 +193,7 @@ export function writeAgentConfig(target: AgentTarget, workspaceDir: string, serv
   const path = inHome ? join(homeDir, target.file.slice(2)) : join(workspaceDir, target.file);
   if (!inHome) checkWorkspacePath(target, workspaceDir);
   const existing = readIfExists(path, !inHome);
-  const { text, outcome } = mergeAgentConfig(target, existing, server);
+  const { text, outcome } = mergeAgentConfig(target, existing, server, workspaceDir);
   if (outcome !== 'unchanged') {
     mkdirSync(dirname(path), { recursive: true });
     // A fresh name, created exclusively: an existing file or link of that name is never written through.

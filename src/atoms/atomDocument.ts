@@ -29,23 +29,110 @@ import { AtomError } from './errors.js';
 import { formatExample, parseExample, sameExamples } from './examples.js';
 import { isAtomType, isPortType, type Atom, type AtomDraft, type AtomExample, type Port } from './model.js';
 
-/** Formats an atom as the editor shows it. `parseAtomDocument(name, formatAtomDocument(a))` gives `a` back. */
-export function formatAtomDocument(
-  atom: Pick<Atom, 'type' | 'code' | 'inputs' | 'outputs' | 'dependencies' | 'description'> & { name?: string; examples?: AtomExample[] },
-): string {
-  const lines: string[] = [];
-  if (atom.description) {
-    lines.push(...escapeDescription(atom.description));
-    lines.push('');
+type FormattableAtom = Pick<Atom, 'type' | 'code' | 'inputs' | 'outputs' | 'dependencies' | 'description'> & { name?: string; examples?: AtomExample[] };
+
+/** The header's parts, in the canonical order. */
+type Section = 'description' | 'kind' | 'param' | 'returns' | 'requires' | 'example';
+const SECTIONS: readonly Section[] = ['description', 'kind', 'param', 'returns', 'requires', 'example'];
+
+/** The canonical header lines of one part (without the ` * ` prefix). */
+function sectionLines(atom: FormattableAtom, section: Section): string[] {
+  switch (section) {
+    case 'description':
+      return atom.description ? [...escapeDescription(atom.description), ''] : [];
+    case 'kind':
+      return [`@kind ${atom.type}`];
+    case 'param':
+      return atom.inputs.map((port) => `@param ${formatPort(port)}`);
+    case 'returns':
+      return atom.outputs.map((port) => `@returns ${formatPort(port)}`);
+    case 'requires':
+      return atom.dependencies.map((dep) => `@requires ${dep}`);
+    case 'example':
+      // JSON on one line: the text it holds is escaped by JSON itself (`*/` cannot appear: `/` stays, so it is broken up).
+      return (atom.examples ?? []).map((example) => `@example ${formatExample(atom.name ?? 'atom', example).replace(/\*\//g, '*\\u002f')}`);
   }
-  lines.push(`@kind ${atom.type}`);
-  for (const port of atom.inputs) lines.push(`@param ${formatPort(port)}`);
-  for (const port of atom.outputs) lines.push(`@returns ${formatPort(port)}`);
-  for (const dep of atom.dependencies) lines.push(`@requires ${dep}`);
-  // JSON on one line: the text it holds is escaped by JSON itself (`*/` cannot appear: `/` stays, so it is broken up).
-  for (const example of atom.examples ?? []) lines.push(`@example ${formatExample(atom.name ?? 'atom', example).replace(/\*\//g, '*\\u002f')}`);
-  const header = ['/**', ...lines.map((l) => (l ? ` * ${l}` : ' *')), ' */'].join('\n');
-  return `${header}\n${atom.code}`;
+}
+
+/**
+ * Formats an atom as the editor shows it. `parseAtomDocument(name, formatAtomDocument(a))` gives `a` back.
+ *
+ * `layout`: the text this atom had before (its file in atoms/, as a person or an older version wrote
+ * it). Each part of the header that did not change keeps its lines exactly as they were (a one-line
+ * `@requires a, b`, tags in another order, blank lines between them), and a changed `@requires` list
+ * keeps the one-line form when it had it; only the lines of what changed are written anew. Without a
+ * layout (or one that does not read back as this atom) the canonical layout is written: one tag a line.
+ */
+export function formatAtomDocument(atom: FormattableAtom, layout?: string): string {
+  const canonical = (): string => {
+    const lines = SECTIONS.flatMap((section) => sectionLines(atom, section));
+    const header = ['/**', ...lines.map((l) => (l ? ` * ${l}` : ' *')), ' */'].join('\n');
+    return `${header}\n${atom.code}`;
+  };
+  if (layout === undefined) return canonical();
+  try {
+    const kept = formatInLayout(atom, layout);
+    if (kept !== undefined && atom.name !== undefined && sameAtom(atom as Atom, parseAtomDocument(atom.name, kept).draft as AtomDraft)) return kept;
+  } catch {
+    // a layout that does not read: the canonical layout
+  }
+  return canonical();
+}
+
+function formatInLayout(atom: FormattableAtom, layout: string): string | undefined {
+  const match = HEADER.exec(layout);
+  if (!match || atom.name === undefined) return undefined;
+  const before = parseAtomDocument(atom.name, layout);
+  if (!before.hasHeader) return undefined;
+  const old = before.draft;
+  // The raw lines of each part, and the order the parts came in.
+  const raw = match[1]!.split(/\r?\n/);
+  // The first and last raw lines are what follows `/**` and precedes `*/` on their lines (usually empty).
+  if (raw.length < 2 || raw[0]!.trim() || raw[raw.length - 1]!.trim()) return undefined;
+  const groups = new Map<Section, string[]>();
+  const order: Section[] = [];
+  let current: Section = 'description';
+  for (const line of raw.slice(1, -1)) {
+    const tag = /^\s*\*?\s*@(\w+)/.exec(line);
+    if (tag) current = tag[1] === 'return' ? 'returns' : (tag[1] as Section);
+    if (!groups.has(current)) {
+      groups.set(current, []);
+      order.push(current);
+    }
+    groups.get(current)!.push(line);
+  }
+  const same: Record<Section, boolean> = {
+    description: (old.description ?? '') === (atom.description ?? ''),
+    kind: old.type === atom.type,
+    param: JSON.stringify(old.inputs ?? []) === JSON.stringify(atom.inputs),
+    returns: JSON.stringify(old.outputs ?? []) === JSON.stringify(atom.outputs),
+    requires: JSON.stringify([...new Set(old.dependencies ?? [])].sort()) === JSON.stringify(atom.dependencies),
+    example: sameExamples(atom.examples, old.examples),
+  };
+  const prefixed = (lines: string[]) => lines.map((l) => (l ? ` * ${l}` : ' *'));
+  const written = (section: Section): string[] => {
+    const had = groups.get(section);
+    if (had && same[section]) return had;
+    if (section === 'requires' && had && atom.dependencies.length > 0) {
+      // Keep the form the list had: all on one line when it was written so.
+      const tagLines = had.filter((l) => /@requires\b/.test(l));
+      if (tagLines.length === 1 && (old.dependencies?.length ?? 0) > 1) {
+        const sep = /,/.test(tagLines[0]!) ? ', ' : ' ';
+        return [...prefixed([`@requires ${atom.dependencies.join(sep)}`]), ...had.filter((l) => !/@requires\b/.test(l))];
+      }
+    }
+    return prefixed(sectionLines(atom, section));
+  };
+  // The parts in the order they had; a part new to this header goes where the canonical order puts it.
+  const sequence = [...order];
+  for (const section of SECTIONS) {
+    if (sequence.includes(section)) continue;
+    const next = SECTIONS.slice(SECTIONS.indexOf(section) + 1).find((s) => sequence.includes(s));
+    sequence.splice(next ? sequence.indexOf(next) : sequence.length, 0, section);
+  }
+  const lines = sequence.flatMap(written);
+  const open = layout.slice(match.index, match.index + match[0].indexOf('/**') + 3);
+  return `${open.trimStart() === '/**' ? open.trimStart() : '/**'}\n${lines.join('\n')}\n */\n${atom.code}`;
 }
 
 function formatPort(port: Port): string {
@@ -269,13 +356,45 @@ export interface AtomDocumentLines {
   exampleLines: number[];
 }
 
-/** The lines of `formatAtomDocument(atom)` a test, a diagnostic or a gutter icon points at. */
-export function atomDocumentLines(atom: Pick<Atom, 'name' | 'type' | 'code' | 'inputs' | 'outputs' | 'dependencies' | 'description' | 'examples'>): AtomDocumentLines {
-  const lines = formatAtomDocument(atom).split('\n');
-  const codeStart = lines.length - atom.code.split('\n').length;
+/**
+ * The lines a test, a diagnostic or a gutter icon points at in `text`, the atom's document as the user
+ * sees it (a file keeps its own header layout); `formatAtomDocument(atom)` when not given.
+ */
+export function atomDocumentLines(
+  atom: Pick<Atom, 'name' | 'type' | 'code' | 'inputs' | 'outputs' | 'dependencies' | 'description' | 'examples'>,
+  text: string = formatAtomDocument(atom),
+): AtomDocumentLines {
+  const lines = text.split('\n');
+  const at = text.lastIndexOf(atom.code);
+  const codeStart = at >= 0 ? text.slice(0, at).split('\n').length - 1 : Math.max(0, lines.length - atom.code.split('\n').length);
   const exampleLines: number[] = [];
   for (let i = 0; i < codeStart; i++) if (lines[i]!.startsWith(' * @example ')) exampleLines.push(i);
   const declaration = new RegExp(`\\bfunction\\s*\\*?\\s*${atom.name}\\s*\\(`);
   const found = lines.findIndex((line, i) => i >= codeStart && declaration.test(line));
   return { codeStart, functionLine: found >= 0 ? found : codeStart, exampleLines };
+}
+
+/** How many lines of `text` (an atom's document or file) come before its code: the header's, 0 without one. */
+export function codeLineOffset(text: string): number {
+  const match = HEADER.exec(text);
+  if (!match || !/(^|\n)\s*\*?\s*@(kind|param|returns?|requires|example)\b/.test(match[1]!)) return 0;
+  return match[0].split('\n').length - 1;
+}
+
+/** A place a message names in the code ("at line 3, column 5 of the code"), found by inDocumentLines. */
+const CODE_PLACE = /\bat line (\d+)(?:, column (\d+))? of the code\b/g;
+
+/**
+ * A message about the code (which names lines of the code, as an agent sent it) for a person looking at
+ * the whole document: each "at line N[, column M] of the code" becomes "at line N+offset[, column M]",
+ * the line the editor or the file shows. `offset` is codeLineOffset of that document.
+ */
+export function inDocumentLines(message: string, offset: number): string {
+  return message.replace(CODE_PLACE, (_m, line: string, column: string | undefined) => `at line ${Number(line) + offset}${column ? `, column ${column}` : ''}`);
+}
+
+/** The first place (1-based line and column of the document) a message names, if any. */
+export function documentPlace(message: string, offset: number): { line: number; column: number } | undefined {
+  const m = new RegExp(CODE_PLACE.source).exec(message);
+  return m ? { line: Number(m[1]) + offset, column: m[2] ? Number(m[2]) : 1 } : undefined;
 }

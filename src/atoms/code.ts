@@ -18,7 +18,7 @@ export function checkAtomCode(name: string, code: string): void {
     program = parse(code, PARSE_OPTIONS);
   } catch (err) {
     const e = err as AcornSyntaxError;
-    const where = e.loc ? ` at line ${e.loc.line}, column ${e.loc.column + 1}` : '';
+    const where = e.loc ? ` at line ${e.loc.line}, column ${e.loc.column + 1} of the code` : '';
     const reason = e.message.replace(/\s*\(\d+:\d+\)$/, '');
     throw new AtomError('syntax', `code does not parse as JavaScript${where}: ${reason}`);
   }
@@ -31,7 +31,7 @@ export function checkAtomCode(name: string, code: string): void {
   if (first.type !== 'FunctionDeclaration') {
     throw new AtomError(
       'shape',
-      `code must be one top-level function declaration named "${name}" (found ${describe(first.type)} at line ${first.loc?.start.line}); write ${expected}`,
+      `code must be one top-level function declaration named "${name}" (found ${describe(first.type)} at line ${first.loc?.start.line} of the code); write ${expected}`,
     );
   }
   if (first.id?.name !== name) {
@@ -44,7 +44,7 @@ export function checkAtomCode(name: string, code: string): void {
     const extra = body[1]!;
     throw new AtomError(
       'shape',
-      `code must hold only the function "${name}": found ${describe(extra.type)} at line ${extra.loc?.start.line} outside it. ` +
+      `code must hold only the function "${name}": found ${describe(extra.type)} at line ${extra.loc?.start.line} of the code outside it. ` +
         'Move it inside the function, or into an atom of its own.',
     );
   }

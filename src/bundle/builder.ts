@@ -20,6 +20,7 @@ import type { BuildRecord } from '../store/builds.js';
 import { removeStaleTempFilesOf, replaceFile, writeFileAtomic } from '../util/atomicFile.js';
 import { Emitter, type Disposable } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
+import { readPlainFileSync } from '../util/safeFile.js';
 import type { Logger } from '../util/log.js';
 import { isProgramAtom } from '../atoms/model.js';
 import { IncrementalBundler, type AtomLookup, type BundlePlan } from './bundler.js';
@@ -361,7 +362,7 @@ export class Builder {
         embed: false,
         fileText: (atom) => {
           try {
-            return readFileSync(join(folder, `${atom.name}.js`), 'utf8');
+            return readPlainFileSync(join(folder, `${atom.name}.js`), 64 * 1024).toString('utf8'); // an atom file is at most 64 KiB (textTree/format.ts)
           } catch {
             return undefined;
           }

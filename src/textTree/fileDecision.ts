@@ -4,7 +4,7 @@
  * newer and what brings the other up to it. The round (textTree.ts) reads the file, asks, and acts;
  * the store change that takes the imported files is planned by atoms/writePlan.ts (`import`).
  */
-import { sameAtom } from '../atoms/atomDocument.js';
+import { codeLineOffset, inDocumentLines, sameAtom } from '../atoms/atomDocument.js';
 import { AtomError } from '../atoms/errors.js';
 import type { Atom, AtomDraft } from '../atoms/model.js';
 import { atomFileText, badFileName, hashText, readAtomFile } from './format.js';
@@ -78,10 +78,12 @@ export function decideFile({ name, file, cause, stat, bytes, record, atom }: Fil
   }
   // Someone else wrote the file.
   let draft: AtomDraft;
+  const text = bytes.toString('utf8');
   try {
-    draft = readAtomFile(name, bytes.toString('utf8'));
+    draft = readAtomFile(name, text);
   } catch (err) {
-    return { kind: 'problem', reason: notTakenReason(name, err, atom !== undefined) };
+    // Lines of the file, as the person's editor numbers them (the header comes before the code).
+    return { kind: 'problem', reason: inDocumentLines(notTakenReason(name, err, atom !== undefined), codeLineOffset(text)) };
   }
   // Same atom, other bytes (formatting, a fresh clone): keep the file as it is.
   if (atom && sameAtom(atom, draft)) return { kind: 'none', record: { file: hash, atom: hashText(atomFileText(atom)), stat } };

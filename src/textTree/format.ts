@@ -10,9 +10,13 @@ import { formatAtomDocument, parseAtomDocument } from '../atoms/atomDocument.js'
 import { AtomError } from '../atoms/errors.js';
 import { MAX_CODE_BYTES, MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomDraft } from '../atoms/model.js';
 
-/** The file's text for an atom. */
-export function atomFileText(atom: Atom): string {
-  return formatAtomDocument(atom);
+/**
+ * The file's text for an atom: canonical (one tag a line), or in the layout of `layout` (the file's
+ * text before) for the parts of the header that did not change (see formatAtomDocument). Records
+ * identify an atom by the hash of its canonical text.
+ */
+export function atomFileText(atom: Atom, layout?: string): string {
+  return formatAtomDocument(atom, layout);
 }
 
 /**

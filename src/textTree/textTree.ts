@@ -48,7 +48,7 @@ import { removeStaleTempFiles, writeFileAtomic } from '../util/atomicFile.js';
 import type { Disposable, Listener } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
-import { readPlainFile, UnsafeFileError, unsafeReason } from '../util/safeFile.js';
+import { readPlainFile, readPlainFileSync, UnsafeFileError, unsafeReason } from '../util/safeFile.js';
 import { decideFile, needsReading, type Cause } from './fileDecision.js';
 import { atomFileName, atomFileText, hashText, MAX_FILE_BYTES } from './format.js';
 import { statKey, TextRecords } from './records.js';
@@ -90,6 +90,11 @@ export interface TextTreeView {
   written(): Promise<void>;
   /** Resolves once the open's reconcile (files changed while nothing watched taken, missing files written) is done. */
   reconciled(): Promise<void>;
+  /**
+   * The atom's text in the layout its file has (a one-line `@requires a, b` stays one line): what the
+   * atom editor shows, so a save changes only the lines edited. The canonical text without a file.
+   */
+  layoutText(atom: Atom): string;
 }
 
 interface Put {
@@ -532,11 +537,25 @@ export class TextTree implements TextTreeView {
     );
   }
 
+  /** The file's current text when it is a plain readable file, else undefined. */
+  private currentText(name: string): string | undefined {
+    try {
+      return readPlainFileSync(this.pathOf(name), MAX_FILE_BYTES).toString('utf8');
+    } catch {
+      return undefined;
+    }
+  }
+
+  layoutText(atom: Atom): string {
+    return atomFileText(atom, this.currentText(atom.name));
+  }
+
   private async writeFiles(atoms: Atom[]): Promise<void> {
     if (atoms.length === 0 || !this.checkFolder()) return; // the folder checked again right before its writes
     await forEachLimited(atoms, PARALLEL_WRITES, async (atom) => {
       const file = this.fileOf(atom.name);
-      const text = atomFileText(atom);
+      // The header keeps the layout its file has (only the parts that changed are written anew).
+      const text = atomFileText(atom, this.currentText(atom.name));
       try {
         this.options.beforeWrite?.(atom.name);
         // No fsync: the store is durable, and a file lost with the machine is written again at open.
@@ -549,8 +568,7 @@ export class TextTree implements TextTreeView {
         );
         return;
       }
-      const hash = hashText(text);
-      this.records.set(atom.name, { file: hash, atom: hash });
+      this.records.set(atom.name, { file: hashText(text), atom: hashText(atomFileText(atom)) });
       this.problemList.clear(file);
     });
   }

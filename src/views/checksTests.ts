@@ -114,7 +114,7 @@ export class AtomChecksView implements vscode.Disposable {
       item = this.controller.createTestItem(atom.name, atom.name, uri);
       this.controller.items.add(item);
     }
-    const lines = atomDocumentLines(atom);
+    const lines = this.documentLines(atom);
     item.range = lineRange(lines.functionLine);
     item.description = atom.type === 'test' ? 'test' : undefined;
     const children: vscode.TestItem[] = [];
@@ -153,12 +153,17 @@ export class AtomChecksView implements vscode.Disposable {
     if (!at || at.atom === result.atom) return undefined;
     const other = this.workspace?.atoms.get(at.atom);
     if (!other) return undefined;
-    return new vscode.Location(this.uriOf(at.atom), lineRange(atomDocumentLines(other).codeStart + at.line - 1));
+    return new vscode.Location(this.uriOf(at.atom), lineRange(this.documentLines(other).codeStart + at.line - 1));
   }
 
   private linesOf(name: string): AtomDocumentLines | undefined {
     const atom = this.workspace?.atoms.get(name);
-    return atom ? atomDocumentLines(atom) : undefined;
+    return atom ? this.documentLines(atom) : undefined;
+  }
+
+  /** The lines of the atom's document as its editor shows it (its file's own header layout when there is one). */
+  private documentLines(atom: Atom): AtomDocumentLines {
+    return atomDocumentLines(atom, this.workspace?.textTree?.layoutText(atom));
   }
 
   /** Diagnostics for these atoms' latest results; with `report`, a test run carrying them (a run after a change). */

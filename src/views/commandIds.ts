@@ -6,6 +6,7 @@
  * Pure (no `vscode`), so that test runs in plain Node.
  */
 export const Commands = {
+  startHere: 'atomicCoding.startHere',
   newAtom: 'atomicCoding.newAtom',
   openAtom: 'atomicCoding.openAtom',
   searchAtoms: 'atomicCoding.searchAtoms',

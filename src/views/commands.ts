@@ -6,7 +6,7 @@
 import { atomNoteLines, draftOfAtom, writeNoteLines } from '../atoms/writeChecks.js';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import { AGENT_TARGETS, DEFAULT_TARGET_IDS, findTarget, nodeCommand, stdioServer, writeAgentConfig, type WriteResult } from '../agents/agentConfig.js';
+import { AGENT_TARGETS, DEFAULT_TARGET_IDS, findTarget, nodeCommand, serverFor, USER_TARGETS, writeAgentConfig, type WriteResult } from '../agents/agentConfig.js';
 import { errors } from '../atoms/errors.js';
 import { ATOM_TYPES, MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomDraft, type AtomType } from '../atoms/model.js';
 import { formatSignature } from '../atoms/signature.js';
@@ -71,7 +71,9 @@ class AtomCommands {
   }
 
   async newAtom(name?: string, type?: AtomType, description?: string): Promise<string | undefined> {
-    const workspace = this.workspace();
+    // In a folder where Atomic Coding has not started yet, the prompts come first and the store is
+    // opened (writing .atomic/ and atoms/) only once the user has answered them: New Atom is asking.
+    const known = (value: string) => this.deps.lifecycle.workspace?.atoms.has(value) ?? false;
     name ??= await vscode.window.showInputBox({
       title: 'New Atom (1/3): name',
       prompt: 'A snake_case name; the code is one function with this name',
@@ -81,7 +83,7 @@ class AtomCommands {
         // JavaScript parser out of the extension's light half).
         if (!NAME_PATTERN.test(value)) return 'use lowercase letters, digits and underscores, starting with a letter, e.g. player_jump';
         if (value.length > MAX_NAME_LENGTH) return `at most ${MAX_NAME_LENGTH} characters`;
-        return workspace.atoms.has(value) ? `an atom named "${value}" already exists` : undefined;
+        return known(value) ? `an atom named "${value}" already exists` : undefined;
       },
     });
     if (!name) return undefined;
@@ -97,6 +99,8 @@ class AtomCommands {
       prompt: 'One sentence on what it does (semantic search reads it); optional',
     });
     if (description === undefined) return undefined;
+    if (this.deps.lifecycle.state !== 'ready') await this.deps.lifecycle.start();
+    const workspace = this.workspace();
     if (workspace.atoms.has(name)) throw new Error(`an atom named "${name}" already exists`);
     const draft: AtomDraft = { name, type, code: `function ${name}() {\n}\n`, description: description || undefined };
     await workspace.upsert(draft);
@@ -233,7 +237,7 @@ class AtomCommands {
   async rebuildBundle(): Promise<string> {
     const build = await this.workspace().rebuild();
     if (build.status === 'success') {
-      const text = `Bundle rebuilt: ${build.atom_count} atoms in ${build.duration_ms ?? '?'} ms \u2192 ${build.bundle_path}`;
+      const text = `Bundle rebuilt: ${build.atom_count} atom${build.atom_count === 1 ? '' : 's'} in ${build.duration_ms ?? '?'} ms \u2192 ${build.bundle_path}`;
       void vscode.window.showInformationMessage(text);
       return build.status;
     }
@@ -246,19 +250,26 @@ class AtomCommands {
     const folder = this.deps.lifecycle.folder.fsPath;
     if (!ids) {
       const picked = await vscode.window.showQuickPick(
-        AGENT_TARGETS.map((t) => ({ label: t.label, description: t.file, picked: DEFAULT_TARGET_IDS.includes(t.id), id: t.id })),
-        { title: 'Connect Other Agents', placeHolder: 'Which agents should get the Atomic Coding MCP server?', canPickMany: true },
+        USER_TARGETS.map((t) => ({ label: t.label, description: t.file, picked: DEFAULT_TARGET_IDS.includes(t.id), id: t.id })),
+        {
+          title: 'Connect Other Agents',
+          placeHolder: "Which agents should get the Atomic Coding MCP server? Written to your own configuration in your home folder, not to the repository (VS Code's own agent needs nothing)",
+          canPickMany: true,
+        },
       );
       if (!picked?.length) return [];
       ids = picked.map((p) => p.id);
     }
     const cli = vscode.Uri.joinPath(this.deps.extensionUri, 'dist', 'cli.js').fsPath;
-    const server = stdioServer(nodeCommand(folder), cli, folder);
+    const node = nodeCommand(folder);
+    // The user's own configuration files (tests point this at a folder of their own).
+    const home = process.env.ATOMIC_CODING_USER_HOME || homedir();
     const results: WriteResult[] = [];
     const failures: string[] = [];
     for (const id of ids) {
       try {
-        const result = writeAgentConfig(findTarget(id), folder, server, homedir());
+        const target = findTarget(id);
+        const result = writeAgentConfig(target, folder, serverFor(target, node, cli, folder), home);
         results.push(result);
         this.deps.log.info(`connect: ${result.target.label}: ${result.outcome} ${result.path}`);
       } catch (err) {
@@ -272,7 +283,8 @@ class AtomCommands {
     if (failures.length) void vscode.window.showErrorMessage(`Connect Other Agents: ${failures.join(' ')}`);
     if (results.length) {
       void vscode.window.showInformationMessage(
-        `Connected: ${summary}. They start \`node ${cli} serve --stdio\`, which talks to this window's server while VS Code runs.`,
+        `Connected: ${summary}, in ${results.map((r) => r.path).join(', ')}: ${results.every((r) => r.target.file.startsWith('~/')) ? 'your own configuration, not the repository' : 'files in the repository'}. ` +
+          `They start \`node ${cli} serve --stdio\`, which talks to this window's server while VS Code runs.`,
       );
     }
     return results;
@@ -299,14 +311,14 @@ class AtomCommands {
     const s = this.deps.lifecycle;
     const build = s.lastBuild;
     const items: (vscode.QuickPickItem & { run?: () => unknown })[] = [
-      { label: `$(folder) ${s.folder.fsPath}`, description: `${s.atoms()?.length ?? 0} atoms` },
+      { label: `$(folder) ${s.folder.fsPath}`, description: ((n) => `${n} atom${n === 1 ? '' : 's'}`)(s.atoms()?.length ?? 0) },
       s.host
         ? { label: `$(server) MCP server running`, description: s.host.url, detail: `${s.host.sessions.size} client session(s); token in .atomic/server.json` }
         : { label: `$(error) MCP server ${s.state}`, description: s.error },
       build
         ? {
             label: build.status === 'success' ? '$(pass) Last build succeeded' : '$(error) Last build failed',
-            description: build.status === 'success' ? `${build.atom_count} atoms, ${build.duration_ms ?? '?'} ms` : (build.error_message ?? ''),
+            description: build.status === 'success' ? `${build.atom_count} atom${build.atom_count === 1 ? '' : 's'}, ${build.duration_ms ?? '?'} ms` : (build.error_message ?? ''),
             detail: build.bundle_path ?? undefined,
           }
         : { label: '$(circle-outline) No build yet' },

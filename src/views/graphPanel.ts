@@ -78,7 +78,7 @@ export class GraphPanel implements vscode.Disposable {
         break;
       case 'rendered':
         this.lastRender = m;
-        this.deps.log.info(`graph: ${m.update ? 'updated' : 'rendered'} ${m.nodes} atoms and ${m.edges} dependencies in ${m.ms} ms (layout ${m.layoutMs} ms)`);
+        this.deps.log.info(`graph: ${m.update ? 'updated' : 'rendered'} ${m.nodes} atom${m.nodes === 1 ? '' : 's'} and ${m.edges} dependenc${m.edges === 1 ? 'y' : 'ies'} in ${m.ms} ms (layout ${m.layoutMs} ms)`);
         this.renderEmitter.fire(m);
         break;
       case 'selected':

@@ -98,7 +98,7 @@ class HistoryCommands {
       action = picked?.id;
     }
     if (action === 'compare') {
-      await vscode.commands.executeCommand('vscode.diff', historyUri(name, from.version), atomUri(name), `${name}: v${from.version} \u2194 current (v${current})`);
+      await vscode.commands.executeCommand('vscode.diff', historyUri(name, from.version), atomUri(name), `${name}: v${from.version} \u2194 current`);
       return undefined;
     }
     if (action !== 'restore') return undefined;

@@ -1,13 +1,28 @@
-/** The Logger the core writes to, on the extension's log output channel ("Atomic Coding"), one line per call. */
-import type * as vscode from 'vscode';
+/**
+ * The Logger the core writes to, on the extension's output channel ("Atomic Coding"), one line per call.
+ *
+ * Each line carries the time it was logged, taken here when the call is made. (A log output channel
+ * stamps a line when the window writes it, and at startup that is later: the lines logged while the
+ * extension host was busy opening the store all showed the moment it was done.) Debug lines are written
+ * only when VS Code's log level for the window is Debug or Trace.
+ */
+import * as vscode from 'vscode';
 import { logLine, type Logger } from '../util/log.js';
 
-export function outputLogger(channel: vscode.LogOutputChannel): Logger {
+function stamp(date: Date): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())} ${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}.${p(date.getMilliseconds(), 3)}`;
+}
+
+export function outputLogger(channel: vscode.OutputChannel): Logger {
+  const write = (level: string, m: string) => channel.appendLine(`${stamp(new Date())} [${level}] ${logLine(m)}`);
   return {
     // One call, one line: control characters in a message (a file name with a line break) are escaped.
-    debug: (m) => channel.debug(logLine(m)),
-    info: (m) => channel.info(logLine(m)),
-    warn: (m) => channel.warn(logLine(m)),
-    error: (m) => channel.error(logLine(m)),
+    debug: (m) => {
+      if (vscode.env.logLevel === vscode.LogLevel.Debug || vscode.env.logLevel === vscode.LogLevel.Trace) write('debug', m);
+    },
+    info: (m) => write('info', m),
+    warn: (m) => write('warning', m),
+    error: (m) => write('error', m),
   };
 }

@@ -15,7 +15,6 @@ export class AtomStatusBar implements vscode.Disposable {
     this.item.command = Commands.showStatus;
     this.subscriptions = [lifecycle.onDidChangeState(() => this.update()), lifecycle.onDidChangeAtoms(() => this.update()), lifecycle.onDidBuild(() => this.update())];
     this.update();
-    this.item.show();
   }
 
   /** The text shown, for tests and the UI run. */
@@ -30,6 +29,9 @@ export class AtomStatusBar implements vscode.Disposable {
     this.item.backgroundColor = undefined;
     switch (s.state) {
       case 'idle':
+        // Not started in this folder (nothing written here yet): no item, nothing spinning.
+        this.item.hide();
+        return;
       case 'starting':
         this.item.text = '$(sync~spin) Atomic Coding';
         tooltip.appendMarkdown('Opening the atom store and starting the MCP server\u2026');
@@ -45,11 +47,11 @@ export class AtomStatusBar implements vscode.Disposable {
         const buildIcon = !build ? '' : build.status === 'success' ? ' $(check)' : ' $(warning)';
         this.item.text = `$(server-process) ${count} atom${count === 1 ? '' : 's'}${buildIcon}`;
         if (build?.status === 'error') this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-        tooltip.appendMarkdown(`MCP server: \`${s.host?.url}\`\n\n${count} atoms in \`${s.folder.fsPath}\`\n\n`);
+        tooltip.appendMarkdown(`MCP server: \`${s.host?.url}\`\n\n${count} atom${count === 1 ? '' : 's'} in \`${s.folder.fsPath}\`\n\n`);
         if (build) {
           tooltip.appendText(
             build.status === 'success'
-              ? `Last build: ${build.atom_count} atoms in ${build.duration_ms ?? '?'} ms`
+              ? `Last build: ${build.atom_count} atom${build.atom_count === 1 ? '' : 's'} in ${build.duration_ms ?? '?'} ms`
               : `Last build failed: ${build.error_message ?? ''}`,
           );
         }
@@ -58,6 +60,7 @@ export class AtomStatusBar implements vscode.Disposable {
     }
     tooltip.appendMarkdown('\n\nClick for details.');
     this.item.tooltip = tooltip;
+    this.item.show();
   }
 
   dispose(): void {

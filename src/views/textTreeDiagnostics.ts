@@ -28,8 +28,12 @@ export class TextTreeDiagnostics implements vscode.Disposable {
   private show(problems: readonly TextProblem[]): void {
     this.collection.clear();
     for (const p of problems) {
+      // A reason that names a place in the file ("at line 14, column 3": lines of the file) is shown there.
+      const at = /\bat line (\d+)(?:, column (\d+))?/.exec(p.reason);
+      const line = at ? Math.max(0, Number(at[1]) - 1) : 0;
+      const column = at?.[2] ? Math.max(0, Number(at[2]) - 1) : 0;
       const diagnostic = new vscode.Diagnostic(
-        new vscode.Range(0, 0, 0, 1000),
+        new vscode.Range(line, column, line, 1000),
         `Not taken into the atom store: ${p.reason}`,
         vscode.DiagnosticSeverity.Error,
       );

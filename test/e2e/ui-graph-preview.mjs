@@ -447,21 +447,18 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     await container2.waitFor({ timeout: 60_000 });
     await container2.click();
     await second.locator('.part.statusbar .statusbar-item', { hasText: '1000 atoms' }).first().waitFor({ timeout: 90_000 });
+    const commandAt = Date.now();
     await runCommand(second, 'Atomic Coding: Show Dependency Graph');
     const big = await webviewFrame(second, 'status');
-    // While the layers are computed (in a worker), the page still answers at once.
-    const laying = await until('the layout to start', async () => ((await graphStatus(big)).text.startsWith('Laying out') ? true : undefined), 60_000).catch(() => false);
-    if (laying) {
-      const t = Date.now();
-      await big.evaluate(() => document.getElementById('search').value);
-      measurements.thousandPageAnswerDuringLayoutMs = Date.now() - t;
-    }
     const bigStatus = await until('1,000 atoms to render', async () => {
       const s = await graphStatus(big);
       return s.renderMs && s.nodes === '1000' ? s : undefined;
     }, 120_000);
     measurements.thousandRenderMs = Number(bigStatus.renderMs);
-    check('the 1,000-atom layout ran in the worker, off the page', bigStatus.layoutIn === 'worker', bigStatus.layoutIn);
+    // From the command to the painted overview, as a person waits for it (includes opening the webview).
+    measurements.thousandCommandToPaintMs = Date.now() - commandAt;
+    check('the 1,000-atom graph first shows the overview grouped by type', bigStatus.layoutIn === 'overview', bigStatus.layoutIn);
+    check('the 1,000-atom graph paints within 2 s', Number(bigStatus.renderMs) <= 2000, `${bigStatus.renderMs} ms`);
     check('the graph renders 1,000 atoms', bigStatus.nodes === '1000', `${bigStatus.nodes} nodes, ${bigStatus.edges} edges in ${bigStatus.renderMs} ms`);
     check('atoms nothing uses are counted', / \d+ unused/.test(bigStatus.text), bigStatus.text);
     measurements.thousandLayoutMs = Number(bigStatus.layoutMs);

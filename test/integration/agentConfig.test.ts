@@ -57,6 +57,26 @@ describe('Connect Other Agents: config files', () => {
     assert.equal(existsSync(join(dir, '.mcp.json')), false, 'only the chosen agents are written');
   });
 
+  it("writes the user's own configuration by default: Claude Code's local scope for this folder, Cursor's ${workspaceFolder}, nothing in the project", async () => {
+    const { DEFAULT_TARGET_IDS, serverFor } = await import('../../src/agents/agentConfig.js');
+    const dir = tempDir('agents-');
+    const home = tempDir('home-');
+    writeFileSync(join(home, '.claude.json'), JSON.stringify({ oauthAccount: { x: 1 }, projects: { [dir]: { allowedTools: [] } } }));
+    for (const id of DEFAULT_TARGET_IDS) {
+      const target = findTarget(id);
+      assert.ok(target.file.startsWith('~/'), `${id} is in the home folder`);
+      writeAgentConfig(target, dir, serverFor(target, 'node', '/ext/dist/cli.js', dir), home);
+    }
+    assert.deepEqual(readdirSync(dir), [], 'nothing in the project');
+    const claude = JSON.parse(readFileSync(join(home, '.claude.json'), 'utf8'));
+    assert.deepEqual(claude.oauthAccount, { x: 1 });
+    assert.deepEqual(claude.projects[dir].allowedTools, []);
+    assert.deepEqual(claude.projects[dir].mcpServers['atomic-coding'].args.slice(-4), ['serve', '--workspace', dir, '--stdio']);
+    const cursor = JSON.parse(readFileSync(join(home, '.cursor', 'mcp.json'), 'utf8'));
+    assert.deepEqual(cursor.mcpServers['atomic-coding'].args.slice(-4), ['serve', '--workspace', '${workspaceFolder}', '--stdio']);
+    assert.ok(!JSON.stringify(cursor).includes(dir), "Cursor's global file names no folder of this machine");
+  });
+
   it('has unique ids and files', () => {
     assert.equal(new Set(AGENT_TARGETS.map((t) => t.id)).size, AGENT_TARGETS.length);
     assert.equal(new Set(AGENT_TARGETS.map((t) => t.file)).size, AGENT_TARGETS.length);

@@ -376,3 +376,28 @@ test('a copy of .atomic/ without the atoms folder deletes nothing: the files are
     await opened.close();
   }
 });
+
+test('a file a person wrote keeps its layout: imported as it is, and an edit rewrites only the lines that changed', async () => {
+  const dir = repo();
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(join(dir, 'atoms'));
+  writeFileSync(join(dir, 'atoms', 'lhs.js'), file('lhs', 'x'));
+  writeFileSync(join(dir, 'atoms', 'rhs.js'), file('rhs', 'x'));
+  const handWritten = file('both', 'lhs(x) + rhs(x)').replace(' * @returns {number} y\n', ' * @returns {number} y\n * @requires lhs, rhs\n');
+  writeFileSync(join(dir, 'atoms', 'both.js'), handWritten);
+  const ws = await AtomWorkspace.open(dir, { ...options, textTree: { settleMs: 50 } });
+  try {
+    await ws.textTree!.reconciled();
+    assert.deepEqual(ws.atoms.get('both')?.dependencies, ['lhs', 'rhs']);
+    await ws.textTree!.written();
+    assert.equal(read(dir, 'both'), handWritten, 'the imported file is not rewritten');
+    await ws.upsert({ ...ws.atoms.get('both')!, description: ws.atoms.get('both')!.description ?? undefined, code: 'function both(x) {\n  return lhs(x) * rhs(x);\n}\n' });
+    await ws.textTree!.written();
+    const after = read(dir, 'both').split('\n');
+    const before = handWritten.split('\n');
+    assert.equal(after.length, before.length);
+    assert.deepEqual(after.flatMap((l, i) => (l === before[i] ? [] : [l])), ['  return lhs(x) * rhs(x);']);
+  } finally {
+    await ws.close();
+  }
+});

@@ -263,3 +263,64 @@ describe('atom document lines (where checks point)', () => {
     assert.equal(doc[lines.codeStart + 3 - 1], '  return Math.min(hi, Math.max(lo, v));');
   });
 });
+
+describe('atom text in the layout a person wrote', () => {
+  const written = [
+    '/**',
+    ' * Applies upward force when the entity is grounded.',
+    ' * Second line.',
+    ' *',
+    ' * @kind feature',
+    ' * @requires math_clamp, physics_config',
+    ' * @param {number} velocity_y - Current Y velocity',
+    ' * @param {boolean} is_grounded',
+    ' * @param {number} [force_multiplier]',
+    ' * @returns {number} new_velocity_y - Y velocity after the jump',
+    ' */',
+    jump.code,
+  ].join('\n');
+  const atom = { ...jump, name: 'player_jump' };
+
+  it('an unchanged atom gives the file back byte for byte (one-line @requires, tags in its order)', () => {
+    assert.equal(formatAtomDocument(atom, written), written);
+  });
+
+  it('a code edit changes only the code lines', () => {
+    const code = jump.code.replace('force_multiplier :', 'force_multiplier * 1.5 :');
+    const text = formatAtomDocument({ ...atom, code }, written);
+    const before = written.split('\n');
+    const after = text.split('\n');
+    assert.equal(after.length, before.length);
+    assert.deepEqual(after.map((l, i) => (l === before[i] ? '' : i)).filter((x) => x !== ''), [12]);
+  });
+
+  it('a new dependency keeps @requires on one line', () => {
+    const text = formatAtomDocument({ ...atom, dependencies: ['math_clamp', 'physics_config', 'world_gravity'] }, written);
+    assert.match(text, /^ \* @requires math_clamp, physics_config, world_gravity$/m);
+    assert.equal(text.split('\n').length, written.split('\n').length);
+    assert.deepEqual(parseAtomDocument('player_jump', text).draft.dependencies, ['math_clamp', 'physics_config', 'world_gravity']);
+  });
+
+  it('a changed description rewrites only the description', () => {
+    const text = formatAtomDocument({ ...atom, description: 'Jumps.' }, written);
+    assert.ok(text.includes(' * @requires math_clamp, physics_config\n * @param'));
+    assert.ok(text.startsWith('/**\n * Jumps.\n *\n * @kind feature'));
+  });
+
+  it('without a readable layout, the canonical one (one tag a line)', () => {
+    assert.equal(formatAtomDocument(atom, 'not a header'), formatAtomDocument(atom));
+    assert.match(formatAtomDocument(atom), / \* @requires math_clamp\n \* @requires physics_config/);
+  });
+});
+
+describe('lines named as the document shows them', () => {
+  it('shifts "at line N of the code" by the header, and keeps other lines', async () => {
+    const { codeLineOffset, inDocumentLines, documentPlace } = await import('../../src/atoms/atomDocument.js');
+    const doc = '/**\n * Says hi.\n *\n * @kind util\n */\nfunction hi() {\n  return 1 +;\n}\n';
+    assert.equal(codeLineOffset(doc), 5);
+    assert.equal(codeLineOffset('function hi() {}'), 0);
+    assert.equal(inDocumentLines('code does not parse as JavaScript at line 2, column 13 of the code: Unexpected token', 5), 'code does not parse as JavaScript at line 7, column 13: Unexpected token');
+    assert.equal(inDocumentLines('t threw Error: no (in t at line 4)', 5), 't threw Error: no (in t at line 4)');
+    assert.deepEqual(documentPlace('found x at line 3 of the code outside it', 5), { line: 8, column: 1 });
+  });
+});

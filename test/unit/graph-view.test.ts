@@ -135,3 +135,20 @@ test('the graph fits itself to its panel on resize until the user zooms or pans;
   flush();
   assert.equal(fits, 3);
 });
+
+test('the overview of a big graph groups 1,000 atoms by type into blocks that fill the panel', async () => {
+  {
+    const { overviewLayout } = await import('../../media/graph/model.js');
+    const types = ['util', 'feature', 'core'];
+    const nodes = Array.from({ length: 1000 }, (_, i) => ({ id: `gen_${i}`, type: types[i % 7 === 0 ? 2 : i % 2]!, w: 90 }));
+    const { positions, groups } = overviewLayout(nodes, 16 / 9);
+    assert.equal(Object.keys(positions).length, 1000);
+    assert.deepEqual(groups.map((g) => g.type), ['core', 'feature', 'util']);
+    assert.equal(groups.reduce((n, g) => n + g.count, 0), 1000);
+    const xs = Object.values(positions).map((p) => p.x);
+    const ys = Object.values(positions).map((p) => p.y);
+    const aspect = (Math.max(...xs) - Math.min(...xs)) / (Math.max(...ys) - Math.min(...ys));
+    assert.ok(aspect > 0.8 && aspect < 3.5, `the overview is about the panel's shape, not a strip (aspect ${aspect.toFixed(2)})`);
+    assert.equal(new Set(Object.values(positions).map((p) => `${p.x},${p.y}`)).size, 1000, 'no two atoms in one place');
+  }
+});

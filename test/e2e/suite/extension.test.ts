@@ -165,6 +165,20 @@ describe('Atomic Coding in the VS Code extension host', function () {
     assert.equal(document.isDirty, false);
   });
 
+  it("a refused save names the editor's line, not the code's", async () => {
+    const uri = vscode.Uri.parse('atom:/player_jump.js');
+    const document = await vscode.workspace.openTextDocument(uri);
+    const text = document.getText().replace(/\n*$/, '\n') + 'function extra() {}\n';
+    const editorLine = text.split('\n').indexOf('function extra() {}') + 1;
+    const error = await Promise.resolve(vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text))).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    assert.ok(error, 'the save is refused');
+    assert.match(error.message, new RegExp(`at line ${editorLine} outside it`), error.message);
+    report(`refused save names editor line ${editorLine}: ${error.message.slice(0, 120)}`);
+  });
+
   it('changes the type and dependencies from the header without an agent', async () => {
     const document = await vscode.workspace.openTextDocument(vscode.Uri.parse('atom:/physics_config.js'));
     const edit = new vscode.WorkspaceEdit();
@@ -250,18 +264,25 @@ describe('Atomic Coding in the VS Code extension host', function () {
     }
   });
 
-  it('Connect Other Agents writes Claude Code and Cursor configs and keeps their other servers', async () => {
-    mkdirSync(join(folder, '.cursor'), { recursive: true });
-    writeFileSync(join(folder, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { other: { command: 'other-server' } } }));
-    const results = (await vscode.commands.executeCommand('atomicCoding.connectAgents', ['claude', 'cursor'])) as { outcome: string }[];
+  it("Connect Other Agents writes the user's own Claude Code and Cursor configs, nothing in the repository, and keeps their other servers", async () => {
+    const home = process.env.ATOMIC_CODING_USER_HOME;
+    assert.ok(home, 'the launcher gives the tests a home folder of their own');
+    mkdirSync(join(home, '.cursor'), { recursive: true });
+    writeFileSync(join(home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { other: { command: 'other-server' } } }));
+    writeFileSync(join(home, '.claude.json'), JSON.stringify({ numStartups: 3, projects: { '/elsewhere': { mcpServers: {} } } }));
+    const results = (await vscode.commands.executeCommand('atomicCoding.connectAgents', ['claude-user', 'cursor-user'])) as { outcome: string; path: string }[];
     assert.deepEqual(results.map((r) => r.outcome), ['added', 'added']);
-    const claude = JSON.parse(readFileSync(join(folder, '.mcp.json'), 'utf8'));
-    const cursor = JSON.parse(readFileSync(join(folder, '.cursor', 'mcp.json'), 'utf8'));
+    assert.ok(results.every((r) => r.path.startsWith(home)), 'written in the home folder only');
+    assert.ok(!existsSync(join(folder, '.mcp.json')) && !existsSync(join(folder, '.cursor')) && !existsSync(join(folder, '.vscode', 'mcp.json')), 'nothing written in the repository');
+    const claude = JSON.parse(readFileSync(join(home, '.claude.json'), 'utf8'));
+    const cursor = JSON.parse(readFileSync(join(home, '.cursor', 'mcp.json'), 'utf8'));
     const cli = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'cli.js');
-    assert.deepEqual(claude.mcpServers['atomic-coding'].args, ['--max-semi-space-size=8', '--heap-growing-percent=50', cli, 'serve', '--workspace', folder, '--stdio']);
+    assert.equal(claude.numStartups, 3, "Claude Code's own settings are kept");
+    assert.deepEqual(claude.projects[folder].mcpServers['atomic-coding'].args, ['--max-semi-space-size=8', '--heap-growing-percent=50', cli, 'serve', '--workspace', folder, '--stdio']);
     assert.ok(existsSync(cli), 'the command line ships in the .vsix');
     assert.deepEqual(cursor.mcpServers.other, { command: 'other-server' });
     assert.equal(cursor.mcpServers['atomic-coding'].command, 'node');
+    assert.ok(cursor.mcpServers['atomic-coding'].args.includes('${workspaceFolder}'), 'Cursor fills in the folder it has open');
   });
 
   it("VS Code's MCP client starts our server, lists every atom tool and calls get_code_structure", async () => {

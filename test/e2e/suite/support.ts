@@ -14,6 +14,8 @@ export async function readyExtension(): Promise<{ api: AtomicCodingApi; extensio
   const extension = vscode.extensions.getExtension<AtomicCodingApi>(EXTENSION_ID);
   assert.ok(extension, `${EXTENSION_ID} is installed`);
   const api = extension.isActive ? extension.exports : await extension.activate();
+  // The suite's folder starts empty, so Atomic Coding waits to be asked (a-citizen.test.ts checks that).
+  if (api.lifecycle?.state === 'idle') await vscode.commands.executeCommand('atomicCoding.startHere');
   const readyMs = await api.ready;
   return { api, extension, readyMs };
 }

@@ -1,0 +1,67 @@
+/**
+ * Auto-save does not flood history (a good citizen): with files.autoSave afterDelay, typing in an atom
+ * holds its text until the user leaves the editor, which makes one version; half-typed code that does
+ * not parse is shown as a problem on its editor line, not saved and not bundled. (Runs last: its atom
+ * would change what the other files' tests count.)
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { AtomicCodingApi } from '../../../src/extension.js';
+import { readyExtension, report, until } from './support.js';
+
+describe('Auto-save folds typing into one version', function () {
+  this.timeout(90_000);
+  let api: AtomicCodingApi;
+  const files = () => vscode.workspace.getConfiguration('files');
+
+  before(async () => {
+    ({ api } = await readyExtension());
+    await files().update('autoSave', 'afterDelay', vscode.ConfigurationTarget.Global);
+    await files().update('autoSaveDelay', 100, vscode.ConfigurationTarget.Global);
+  });
+
+  after(async () => {
+    await files().update('autoSave', undefined, vscode.ConfigurationTarget.Global);
+    await files().update('autoSaveDelay', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('typing with auto-save on makes one version when the editor is left; broken code is a problem on its line', async () => {
+    await vscode.commands.executeCommand('atomicCoding.newAtom', 'typing_test', 'util', 'Typing test');
+    const uri = vscode.Uri.parse('atom:/typing_test.js');
+    const document = await vscode.workspace.openTextDocument(uri);
+    const editor = await vscode.window.showTextDocument(document);
+    const version = () => api.lifecycle!.get('typing_test')!.version;
+    assert.equal(version(), 1);
+    const bodyLine = document.getText().split('\n').indexOf('function typing_test() {') + 1;
+    for (let i = 0; i < 5; i++) {
+      await editor.edit((e) => e.insert(new vscode.Position(bodyLine, 0), `  // step ${i}\n`));
+      await until('auto-save', () => !document.isDirty, 10_000);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(version(), 1, 'five auto-saves while typing made no version');
+    // Half-typed code: auto-saved, held, not in the store, no error notification.
+    await editor.edit((e) => e.insert(new vscode.Position(bodyLine, 0), '  return 1 +;\n'));
+    await until('auto-save of the broken text', () => !document.isDirty, 10_000);
+    const brokenLine = document.getText().split('\n').indexOf('  return 1 +;') + 1;
+    // Leave the editor: the held text goes to the store, which refuses it; a problem on its line.
+    await vscode.commands.executeCommand('workbench.action.files.newUntitledFile');
+    const problems = await until('a problem for the half-typed code', () => {
+      const d = vscode.languages.getDiagnostics(uri).filter((x) => x.source === 'Atomic Coding');
+      return d.length > 0 && d;
+    });
+    assert.equal(version(), 1, 'the half-typed code is not saved');
+    assert.equal(problems[0]!.range.start.line + 1, brokenLine, `problem at editor line ${problems[0]!.range.start.line + 1}, broken code at ${brokenLine}: ${problems[0]!.message}`);
+    // Fix it, leave again: one version with everything typed.
+    const again = await vscode.window.showTextDocument(document);
+    await again.edit((e) => e.replace(new vscode.Range(brokenLine - 1, 0, brokenLine, 0), '  return 1;\n'));
+    await until('auto-save of the fixed text', () => !document.isDirty, 10_000);
+    assert.equal(version(), 1);
+    await vscode.commands.executeCommand('workbench.action.files.newUntitledFile');
+    await until('the version made when leaving the editor', () => version() === 2);
+    const atom = api.lifecycle!.get('typing_test')!;
+    assert.ok(atom.code.includes('// step 4') && atom.code.includes('return 1;'), atom.code);
+    await until('the problem cleared', () => vscode.languages.getDiagnostics(uri).filter((x) => x.source === 'Atomic Coding').length === 0);
+    report(`auto-save: 7 auto-saves while typing, one version when the editor was left (v${atom.version}); half-typed code shown at editor line ${problems[0]!.range.start.line + 1}, not saved`);
+  });
+});
