@@ -66,7 +66,7 @@ const AGENT_CONSENT = 'atomicCoding.agentMayStart';
 export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
   const started = performance.now();
   const channel = vscode.window.createOutputChannel('Atomic Coding', 'log');
-  const log = outputLogger(channel);
+  const log = outputLogger(channel, () => vscode.env.logLevel === vscode.LogLevel.Debug || vscode.env.logLevel === vscode.LogLevel.Trace);
   context.subscriptions.push(channel);
 
   const config = () => vscode.workspace.getConfiguration('atomicCoding');

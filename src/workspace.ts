@@ -99,13 +99,15 @@ export class AtomWorkspace {
       workspace.builder.startFrom(order);
     }
     if (options.textTree !== false && !store.readOnly) {
-      workspace.builder.mapSources = Builder.folderSources(resolve(root, options.textTree?.folder ?? DEFAULT_ATOMS_FOLDER));
+      workspace.builder.mapSources = Builder.folderSources(resolve(root, options.textTree?.folder ?? DEFAULT_ATOMS_FOLDER), () => undefined);
       try {
         // A fresh clone's files are imported before anyone reads; a store opened from this
         // machine's .atomic/ answers at once, its files compared in the background (writes wait).
         workspace.tree = await TextTree.open(store, log, options.textTree ?? {});
         // latest.js.map points at the atoms' files, line for line.
-        workspace.builder.mapSources = Builder.folderSources(workspace.tree.folderPath);
+        // The text each file has (or is about to have: the map may be written before the file) in its layout.
+        const tree = workspace.tree;
+        workspace.builder.mapSources = Builder.folderSources(tree.folderPath, (atom) => tree.layoutText(atom));
       } catch (err) {
         await workspace.close();
         throw err;

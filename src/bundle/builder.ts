@@ -14,15 +14,14 @@
  */
 import { closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { basename, dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, relative, sep } from 'node:path';
 import type { AtomStore } from '../store/atomStore.js';
 import type { BuildRecord } from '../store/builds.js';
 import { removeStaleTempFilesOf, replaceFile, writeFileAtomic } from '../util/atomicFile.js';
 import { Emitter, type Disposable } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
-import { readPlainFileSync } from '../util/safeFile.js';
 import type { Logger } from '../util/log.js';
-import { isProgramAtom } from '../atoms/model.js';
+import { isProgramAtom, type Atom } from '../atoms/model.js';
 import { IncrementalBundler, type AtomLookup, type BundlePlan } from './bundler.js';
 import { MissingCallCheck, missingCallsMessage } from './missingCalls.js';
 import { bundleSourceMap, sourceMappingLine, type SourceMapSources } from './sourceMap.js';
@@ -352,22 +351,15 @@ export class Builder {
    */
   mapSources: (mapPath: string) => SourceMapSources = () => ({ source: (name) => `atom:/${name}.js`, embed: true });
 
-  /** Sources under `folder` (the text tree's), relative to the map. */
-  static folderSources(folder: string): (mapPath: string) => SourceMapSources {
+  /**
+   * Sources under `folder` (the text tree's), relative to the map; `fileText` gives an atom's file text
+   * as the text tree writes it for that atom (its own header layout kept), even before it is written.
+   */
+  static folderSources(folder: string, fileText: (atom: Atom) => string | undefined): (mapPath: string) => SourceMapSources {
     return (mapPath) => {
       const base = relative(dirname(mapPath), folder).split(sep).join('/');
       const prefix = base ? `${base}/` : '';
-      return {
-        source: (name) => `${prefix}${name}.js`,
-        embed: false,
-        fileText: (atom) => {
-          try {
-            return readPlainFileSync(join(folder, `${atom.name}.js`), 64 * 1024).toString('utf8'); // an atom file is at most 64 KiB (textTree/format.ts)
-          } catch {
-            return undefined;
-          }
-        },
-      };
+      return { source: (name) => `${prefix}${name}.js`, embed: false, fileText };
     };
   }
 

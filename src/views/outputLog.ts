@@ -6,7 +6,7 @@
  * extension host was busy opening the store all showed the moment it was done.) Debug lines are written
  * only when VS Code's log level for the window is Debug or Trace.
  */
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { logLine, type Logger } from '../util/log.js';
 
 function stamp(date: Date): string {
@@ -14,12 +14,13 @@ function stamp(date: Date): string {
   return `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())} ${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}.${p(date.getMilliseconds(), 3)}`;
 }
 
-export function outputLogger(channel: vscode.OutputChannel): Logger {
+/** `debugOn` says whether VS Code's log level for the window is Debug or Trace now. */
+export function outputLogger(channel: Pick<vscode.OutputChannel, 'appendLine'>, debugOn: () => boolean): Logger {
   const write = (level: string, m: string) => channel.appendLine(`${stamp(new Date())} [${level}] ${logLine(m)}`);
   return {
     // One call, one line: control characters in a message (a file name with a line break) are escaped.
     debug: (m) => {
-      if (vscode.env.logLevel === vscode.LogLevel.Debug || vscode.env.logLevel === vscode.LogLevel.Trace) write('debug', m);
+      if (debugOn()) write('debug', m);
     },
     info: (m) => write('info', m),
     warn: (m) => write('warning', m),
