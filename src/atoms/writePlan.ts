@@ -23,7 +23,7 @@ import { callersToLink, completeDependencies, draftOfAtom } from './writeChecks.
 export interface WriteReader {
   get(name: string): Atom | undefined;
   has(name: string): boolean;
-  all(): Atom[];
+  all(): readonly Atom[];
   dependencyMap(): DependencyMap;
   /** Atoms that list `name` as a dependency, sorted. */
   dependents(name: string): string[];
