@@ -114,7 +114,7 @@ export function removedFields(previous: Atom, next: Atom): string[] {
  * (position by position). A destructured parameter has no name to compare: then only the number.
  */
 export function signatureWarning(code: string, inputs: readonly Port[]): string | undefined {
-  let params: string[];
+  let params: readonly string[];
   try {
     params = codeNames(code).params;
   } catch {
