@@ -10,7 +10,7 @@
  * The save's plan (writePlan.ts's planWrite) runs these in the write turn; planChange validates the result as any upsert.
  */
 import { codeNames, referencedAtoms } from './calls.js';
-import { findCycleThrough, type DependencyMap } from './graph.js';
+import { findCycleThrough, type GraphLookup } from './graph.js';
 import { MAX_DEPENDENCIES, type Atom, type AtomDraft, type Port } from './model.js';
 import { validateDraft } from './validate.js';
 
@@ -60,13 +60,15 @@ export function completeDependencies(draft: AtomDraft, isAtom: (name: string) =>
 export function callersToLink(
   created: readonly string[],
   atoms: Iterable<Atom>,
-  graph: DependencyMap,
+  graph: GraphLookup,
   inBatch: ReadonlySet<string>,
 ): { drafts: AtomDraft[]; linked: string[]; notLinked: string[] } {
   const out = { drafts: [] as AtomDraft[], linked: [] as string[], notLinked: [] as string[] };
   if (created.length === 0) return out;
   const isCreated = new Set(created);
-  const after = new Map(graph);
+  // The graph as the links leave it, seen through them (a copy of every entry cost a 50,000-entry Map per atom created).
+  const linkedLists = new Map<string, readonly string[]>();
+  const after: GraphLookup = { get: (n) => linkedLists.get(n) ?? graph.get(n), has: (n) => linkedLists.has(n) || graph.has(n) };
   for (const atom of atoms) {
     if (inBatch.has(atom.name) || !created.some((n) => atom.code.includes(n))) continue;
     const calls = referencedAtoms(atom.code, (n) => isCreated.has(n), atom.name).filter((n) => !atom.dependencies.includes(n));
@@ -88,7 +90,7 @@ export function callersToLink(
       out.notLinked.push(`${atom.name} (${(err as Error).message})`);
       continue;
     }
-    after.set(atom.name, dependencies);
+    linkedLists.set(atom.name, dependencies);
     out.drafts.push(draft);
     out.linked.push(atom.name);
   }
