@@ -6,7 +6,19 @@
 import { parse, tokenizer, type Options } from 'acorn';
 import { AtomError } from './errors.js';
 
-const PARSE_OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'script', locations: true };
+/**
+ * Without `locations`: a location object and two positions per node were half of a parse's
+ * garbage, and every write parses its code. A shape error's line comes from the node's offset;
+ * a syntax error carries its line and column either way.
+ */
+const PARSE_OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'script' };
+
+/** The 1-based line of an offset in `code`. */
+function lineAt(code: string, offset: number): number {
+  let line = 1;
+  for (let i = code.indexOf('\n'); i !== -1 && i < offset; i = code.indexOf('\n', i + 1)) line++;
+  return line;
+}
 
 interface AcornSyntaxError extends SyntaxError {
   loc?: { line: number; column: number };
@@ -31,7 +43,7 @@ export function checkAtomCode(name: string, code: string): void {
   if (first.type !== 'FunctionDeclaration') {
     throw new AtomError(
       'shape',
-      `code must be one top-level function declaration named "${name}" (found ${describe(first.type)} at line ${first.loc?.start.line} of the code); write ${expected}`,
+      `code must be one top-level function declaration named "${name}" (found ${describe(first.type)} at line ${lineAt(code, first.start)} of the code); write ${expected}`,
     );
   }
   if (first.id?.name !== name) {
@@ -44,7 +56,7 @@ export function checkAtomCode(name: string, code: string): void {
     const extra = body[1]!;
     throw new AtomError(
       'shape',
-      `code must hold only the function "${name}": found ${describe(extra.type)} at line ${extra.loc?.start.line} of the code outside it. ` +
+      `code must hold only the function "${name}": found ${describe(extra.type)} at line ${lineAt(code, extra.start)} of the code outside it. ` +
         'Move it inside the function, or into an atom of its own.',
     );
   }

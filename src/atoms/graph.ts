@@ -21,13 +21,13 @@ export function missingDependencies(graph: DependencyMap, deps: readonly string[
  * breadth-first search run that reports the path: shortest, ties broken by name, so the error
  * names the same cycle whatever order the graph was built in.
  */
-export function findCycleThrough(graph: DependencyMap, name: string, deps: readonly string[]): string[] | null {
+export function findCycleThrough(graph: GraphLookup, name: string, deps: readonly string[]): string[] | null {
   if (!reaches(graph, deps, name)) return null;
   return cyclePath(graph, name, deps);
 }
 
 /** Whether `target` is reachable from any of `starts` (a start equal to `target` counts). */
-function reaches(graph: DependencyMap, starts: readonly string[], target: string): boolean {
+function reaches(graph: GraphLookup, starts: readonly string[], target: string): boolean {
   const seen = new Set<string>();
   const stack: string[] = [];
   for (const s of starts) {
@@ -52,7 +52,7 @@ function reaches(graph: DependencyMap, starts: readonly string[], target: string
 }
 
 /** The shortest path `name -> ... -> name` through `deps` (ties broken by name); null when none. */
-function cyclePath(graph: DependencyMap, name: string, deps: readonly string[]): string[] | null {
+function cyclePath(graph: GraphLookup, name: string, deps: readonly string[]): string[] | null {
   const parent = new Map<string, string>();
   const queue: string[] = [];
   for (const d of [...deps].sort()) {

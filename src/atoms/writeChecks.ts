@@ -11,7 +11,7 @@
  */
 import { checkLines, type CheckResult } from './checks.js';
 import { codeNames, referencedAtoms } from './calls.js';
-import { findCycleThrough, type DependencyMap } from './graph.js';
+import { findCycleThrough, type GraphLookup } from './graph.js';
 import { MAX_DEPENDENCIES, type Atom, type AtomDraft, type Port } from './model.js';
 import { validateDraft } from './validate.js';
 
@@ -69,13 +69,15 @@ export function completeDependencies(draft: AtomDraft, isAtom: (name: string) =>
 export function callersToLink(
   created: readonly string[],
   atoms: Iterable<Atom>,
-  graph: DependencyMap,
+  graph: GraphLookup,
   inBatch: ReadonlySet<string>,
 ): { drafts: AtomDraft[]; linked: string[]; notLinked: string[] } {
   const out = { drafts: [] as AtomDraft[], linked: [] as string[], notLinked: [] as string[] };
   if (created.length === 0) return out;
   const isCreated = new Set(created);
-  const after = new Map(graph);
+  // The graph as the links leave it, seen through them (a copy of every entry cost a 50,000-entry Map per atom created).
+  const linkedLists = new Map<string, readonly string[]>();
+  const after: GraphLookup = { get: (n) => linkedLists.get(n) ?? graph.get(n), has: (n) => linkedLists.has(n) || graph.has(n) };
   for (const atom of atoms) {
     if (inBatch.has(atom.name) || !created.some((n) => atom.code.includes(n))) continue;
     const calls = referencedAtoms(atom.code, (n) => isCreated.has(n), atom.name).filter((n) => !atom.dependencies.includes(n));
@@ -97,7 +99,7 @@ export function callersToLink(
       out.notLinked.push(`${atom.name} (${(err as Error).message})`);
       continue;
     }
-    after.set(atom.name, dependencies);
+    linkedLists.set(atom.name, dependencies);
     out.drafts.push(draft);
     out.linked.push(atom.name);
   }
@@ -123,7 +125,7 @@ export function removedFields(previous: Atom, next: Atom): string[] {
  * (position by position). A destructured parameter has no name to compare: then only the number.
  */
 export function signatureWarning(code: string, inputs: readonly Port[]): string | undefined {
-  let params: string[];
+  let params: readonly string[];
   try {
     params = codeNames(code).params;
   } catch {

@@ -26,7 +26,7 @@ import { callersToLink, completeDependencies, draftOfAtom } from './writeChecks.
 export interface WriteReader {
   get(name: string): Atom | undefined;
   has(name: string): boolean;
-  all(): Atom[];
+  all(): readonly Atom[];
   dependencyMap(): DependencyMap;
   /** Atoms that list `name` as a dependency, sorted. */
   dependents(name: string): string[];
@@ -109,8 +109,11 @@ function planSave(atoms: WriteReader, drafts: readonly AtomDraft[], deletes: rea
   const created = [...names].filter((n) => !atoms.has(n));
   let link: ReturnType<typeof callersToLink> = { drafts: [], linked: [], notLinked: [] };
   if (created.length > 0) {
-    const graph = new Map(atoms.dependencyMap());
-    for (const { draft } of completed) if (Array.isArray(draft.dependencies)) graph.set(draft.name, draft.dependencies);
+    // The graph after the batch, seen through the batch's lists: no copy of every atom's entry.
+    const stored = atoms.dependencyMap();
+    const lists = new Map<string, readonly string[]>();
+    for (const { draft } of completed) if (Array.isArray(draft.dependencies)) lists.set(draft.name, draft.dependencies);
+    const graph: GraphLookup = { get: (n) => lists.get(n) ?? stored.get(n), has: (n) => lists.has(n) || stored.has(n) };
     link = callersToLink(created, atoms.all(), graph, names);
   }
   return {

@@ -18,7 +18,7 @@ export type SearchStoreChange = StoreChange;
 export interface SearchStore {
   /** The workspace's `.atomic` folder (earlier versions kept a vector index in its `vectors/` folder). */
   readonly atomicDir: string;
-  all(): Atom[];
+  all(): readonly Atom[];
   get(name: string): Atom | undefined;
   onDidChange(listener: (e: SearchStoreChange) => void): Disposable;
   getEmbedding(name: string): StoredEmbedding | undefined;

@@ -204,7 +204,7 @@ export class AtomStore implements AtomReader, Disposable {
   // ---- reads ------------------------------------------------------------------------------
 
   /** Every atom, sorted by name. */
-  all(): Atom[] {
+  all(): readonly Atom[] {
     return this.model.all();
   }
 

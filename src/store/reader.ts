@@ -33,7 +33,7 @@ export interface AtomReader {
   /** What `.atomic/` held at open that was not trusted (a link, a device...) and what was done; empty when all was well. */
   readonly distrusted: readonly string[];
   /** Every atom, sorted by name. */
-  all(): Atom[];
+  all(): readonly Atom[];
   get(name: string): Atom | undefined;
   has(name: string): boolean;
   /** Number of atoms of each type, from counters (no walk over the atoms). */

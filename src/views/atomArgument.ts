@@ -34,8 +34,7 @@ export async function resolveAtomName(
   const active = atomNameOf(vscode.window.activeTextEditor?.document.uri ?? vscode.Uri.parse('none:/'));
   if (active) return active;
   const picked = await vscode.window.showQuickPick(
-    workspace.atoms
-      .all()
+    [...workspace.atoms.all()]
       .sort((a, b) => a.name.localeCompare(b.name))
       .map((a) => ({ label: a.name, ...describe(a) })),
     { placeHolder, matchOnDescription: true, matchOnDetail: true },

@@ -1,0 +1,142 @@
+/**
+ * Memory and write latency along the path agents take: a server started with no V8 options (as
+ * VS Code's extension host runs it), over HTTP, on an empty workspace; the atoms created through
+ * the tools (1,000 one by one through upsert_atom, or 10,000 through upsert_atoms batches of 50,
+ * with dependencies and descriptions), then reads, updates and searches. The server's own RSS is
+ * measured (/proc VmRSS, VmHWM of its pid): the embedding model's process is apart.
+ *
+ * With BENCH_BASELINE_CLI=<another build's dist/cli.js> the same path runs on that build too, one
+ * server after the other in the same run, so the figures stand side by side.
+ *
+ *   npm run bench -- agentpath
+ *   BENCH_BASELINE_CLI=/tmp/base/dist/cli.js BENCH_SIZES=1000,10000 npm run bench -- agentpath
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
+import { generateAtoms } from './generate.js';
+import { CLI, peakResidentBytes, residentBytes } from './harness.js';
+import { bytes, ms, summarize, type BenchOptions, type BenchSection } from './report.js';
+
+const MiB = 2 ** 20;
+const QUERIES = [...GAME_QUERIES, ...HELD_OUT_QUERIES].map((q) => q.query);
+/** The issue's targets: server peak RSS (MiB) by size, upsert_atom p50 (ms) at 1,000 atoms. */
+const PEAK_TARGET: Record<number, number> = { 1000: 150, 10_000: 300 };
+const UPSERT_P50_TARGET = 10;
+const BATCH = 50;
+
+interface Build {
+  label: string;
+  cli: string;
+}
+
+export default async function agentPathBench(options: BenchOptions): Promise<BenchSection[]> {
+  const sizes = process.env.BENCH_SIZES?.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0) ?? (options.quick ? [1000] : [1000, 10_000]);
+  const builds: Build[] = [{ label: 'this build', cli: CLI }];
+  const baseline = process.env.BENCH_BASELINE_CLI;
+  if (baseline) {
+    if (!existsSync(baseline)) throw new Error(`BENCH_BASELINE_CLI=${baseline} does not exist`);
+    builds.push({ label: 'baseline', cli: baseline });
+  }
+  const rows: Record<string, string | number>[] = [];
+  for (const size of sizes) {
+    for (const build of builds) {
+      options.log(`-- ${size} atoms through the tools, ${build.label}`);
+      rows.push(await measure(build, size, options));
+    }
+  }
+  return [
+    {
+      title: 'The agent path: atoms created through the tools, V8 defaults (the server process; the model apart)',
+      rows,
+      notes: [
+        'An empty workspace; node cli.js serve over HTTP with no V8 options (as the extension host runs the server). 1,000 atoms: upsert_atom one by one; 10,000: upsert_atoms, 50 a call. Then read_atoms and upsert_atom updates, interleaved, and the searches.',
+        'RSS: /proc VmRSS of the server process after creation and after the searches; peak: VmHWM over its life. The model (a child process) is not counted.',
+        `targets: server peak ≤ ${PEAK_TARGET[1000]} MiB at 1,000 atoms, ≤ ${PEAK_TARGET[10_000]} MiB at 10,000; upsert_atom p50 ≤ ${UPSERT_P50_TARGET} ms at 1,000 (creation and update).`,
+      ],
+    },
+  ];
+}
+
+async function measure(build: Build, size: number, options: BenchOptions): Promise<Record<string, string | number>> {
+  const dir = mkdtempSync(join(tmpdir(), 'atomic-agentpath-'));
+  const server = await startHttp(build.cli, dir);
+  const row: Record<string, string | number> = { atoms: size, server: build.label };
+  try {
+    const { atoms } = generateAtoms(size);
+    const created: number[] = [];
+    if (size <= 2000) {
+      for (const atom of atoms) created.push(await server.call('upsert_atom', { ...atom }));
+    } else {
+      for (let i = 0; i < atoms.length; i += BATCH) created.push(await server.call('upsert_atoms', { atoms: atoms.slice(i, i + BATCH) }));
+    }
+    const c = summarize(created);
+    row[size <= 2000 ? 'create p50 ms (upsert_atom)' : `create p50 ms (upsert_atoms of ${BATCH})`] = ms(c.p50);
+    row['RSS after creation'] = bytes(residentBytes(server.pid));
+    const updates: number[] = [];
+    const n = options.quick ? 20 : 50;
+    for (let i = 0; i < n; i++) {
+      const atom = atoms[(i * 37) % atoms.length]!;
+      await server.call('read_atoms', { names: [atoms[(i * 11) % atoms.length]!.name] });
+      updates.push(await server.call('upsert_atom', { ...atom, code: atom.code.replace(/\n}\n$/, `\n  // edit ${i}\n}\n`) }));
+    }
+    const u = summarize(updates);
+    row['update p50 ms'] = ms(u.p50);
+    const searches = 30;
+    for (let i = 0; i < searches; i++) await server.call('semantic_search', { query: QUERIES[i % QUERIES.length]! });
+    row['RSS after searches'] = bytes(residentBytes(server.pid));
+    const peak = peakResidentBytes(server.pid);
+    row['server peak'] = bytes(peak);
+    const target = PEAK_TARGET[size];
+    const verdicts: string[] = [];
+    if (target !== undefined) verdicts.push(`peak ${peak <= target * MiB ? 'met' : 'MISSED'} (≤${target} MiB)`);
+    if (size === 1000) verdicts.push(`upsert p50 ${Math.max(c.p50, u.p50) <= UPSERT_P50_TARGET ? 'met' : 'MISSED'} (≤${UPSERT_P50_TARGET} ms)`);
+    row.targets = verdicts.join(', ');
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return row;
+}
+
+/** `cli serve` over HTTP with no Node or V8 options; `call` answers the call's round trip in ms. */
+async function startHttp(cli: string, workspace: string) {
+  const child = spawn(process.execPath, [cli, 'serve', '--log-level', 'warn', '--port', '0', '--workspace', workspace], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let errText = '';
+  child.stderr!.on('data', (d: Buffer) => (errText += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start within 120 s:\n${errText}`)), 120_000);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /listening on (http:\/\/\S+)/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    void exited.then(() => reject(new Error(`server exited:\n${errText}`)));
+  });
+  const { token } = JSON.parse(readFileSync(join(workspace, '.atomic', 'server.json'), 'utf8')) as { token: string };
+  const client = new Client({ name: 'atomic-bench', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return {
+    pid: child.pid!,
+    async call(name: string, args: Record<string, unknown>): Promise<number> {
+      const started = performance.now();
+      const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 })) as { content: { text?: string }[]; isError?: boolean };
+      const took = performance.now() - started;
+      if (result.isError) throw new Error(`${name} failed: ${result.content.map((c) => c.text ?? '').join('')}`);
+      return took;
+    },
+    async close() {
+      await client.close().catch(() => {});
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
