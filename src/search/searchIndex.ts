@@ -242,6 +242,10 @@ export class SearchIndex implements Disposable {
       }
     }
 
+    // As in rankedSearch: while a word-found atom waits for its vector, meaning would favour the
+    // atoms that have one over it, so the words rank alone.
+    if (unembedded > 0 && lexicalRanking.some((name) => !this.vectors.meta(name))) semanticRanking = [];
+
     const fused = reciprocalRankFusion([
       { names: lexicalRanking, weight: LEXICAL_WEIGHT },
       { names: semanticRanking, weight: 1 },
@@ -340,10 +344,17 @@ export class SearchIndex implements Disposable {
       }
     }
 
+    // While a backlog waits for vectors, a candidate without one would get nothing from meaning
+    // and lose to any candidate that has one, however well the words match (even to an atom found
+    // by meaning alone): meaning is left out for every candidate until each has a vector, so the
+    // words rank them all alike. The answer counts the atoms that wait (`unembedded`).
+    const scored = [...byName.values()];
+    const meaningFair = semanticUnavailable !== undefined || scored.every((c) => c.cosine !== null);
     const rarity: Rarity = (kind, word) => this.lexical.idf(kind, word);
-    let scores = scoreCandidates(shape, [...byName.values()], rarity);
+    const score = () => scoreCandidates(shape, meaningFair ? scored : scored.map((c) => ({ ...c, cosine: null })), rarity);
+    let scores = score();
     if (shape.conversion && !semanticUnavailable && (await this.judgeDirections(shape.conversion, scores, byName))) {
-      scores = scoreCandidates(shape, [...byName.values()], rarity);
+      scores = score();
     }
     if (exact) scores.set(exact, 1);
     const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
