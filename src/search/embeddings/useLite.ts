@@ -41,6 +41,8 @@ export interface UseLiteOptions {
    * HELPER_IDLE_MS idle (each holds its own copy of the model, ~200 MiB).
    */
   processes?: number;
+  /** Texts a model run in the model's process (default 8); for measuring (test/bench/embed.bench.ts). */
+  textsPerCall?: number;
 }
 
 /** Most processes the default allows: the backlog's gain stops at the cores, and each is ~200 MiB. */
@@ -172,6 +174,7 @@ class ModelProcess {
     const config: WorkerConfig = {
       modelDir: this.options.modelDir ?? useLiteModelDir(),
       wasmDir: this.options.wasmDir ?? tfjsWasmDir(),
+      ...(this.options.textsPerCall ? { textsPerCall: this.options.textsPerCall } : {}),
     };
     const script = useLiteProcessScript();
     const child = fork(script.file, [JSON.stringify(config)], {

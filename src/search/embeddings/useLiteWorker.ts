@@ -122,7 +122,8 @@ async function handle(request: EmbedRequest): Promise<EmbedResponse> {
     const model = await modelPromise;
     const vectors: Float32Array[] = [];
     // A few texts a run of the model: that bounds memory, and a query never waits long behind it.
-    for (let i = 0; i < request.texts.length; i += TEXTS_PER_CALL) vectors.push(...(await embedBatch(model, request.texts.slice(i, i + TEXTS_PER_CALL))));
+    const perCall = config.textsPerCall ?? TEXTS_PER_CALL;
+    for (let i = 0; i < request.texts.length; i += perCall) vectors.push(...(await embedBatch(model, request.texts.slice(i, i + perCall))));
     return { id: request.id, vectors, rss: process.memoryUsage.rss() };
   } catch (err) {
     return { id: request.id, error: (err as Error).message ?? String(err), rss: process.memoryUsage.rss() };
