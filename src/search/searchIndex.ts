@@ -145,6 +145,8 @@ export class SearchIndex implements Disposable {
   private opened: Promise<void> | undefined;
   private providerFailure: { message: string; at: number } | undefined;
   private readonly queryCache = new Map<string, Float32Array>();
+  /** Queries being embedded ahead of their search (startQuery). */
+  private readonly queryInFlight = new Map<string, Promise<Float32Array>>();
   /** Change handling still under way; a search waits for it (read your writes). */
   private readonly settling = new Set<Promise<void>>();
   private disposed = false;
@@ -218,6 +220,7 @@ export class SearchIndex implements Disposable {
     const mode = options.mode ?? 'fused';
     this.queue.allowBackground();
     const threshold = options.threshold ?? SIMILARITY_THRESHOLD;
+    if (mode === 'fused') this.startQuery(queryShape(query.trim()).wanted);
     await this.open().catch(() => {});
     await this.ensureLexical();
     // Read your writes: atoms just changed are embedded and indexed before the query is answered
@@ -654,7 +657,22 @@ export class SearchIndex implements Disposable {
   }
 
   private async embedQuery(text: string): Promise<Float32Array> {
+    const early = this.queryInFlight.get(text);
+    if (early) return early;
     return (await this.embedTexts([text]))[0]!;
+  }
+
+  /**
+   * Starts embedding a query before the search has waited for the open, the full-text index and
+   * the writes before it: after a start the model's process loads (a second or more) while those
+   * are under way, instead of after them. rankedSearch then takes this vector (embedQuery).
+   */
+  private startQuery(text: string): void {
+    if (this.queryCache.has(text) || this.queryInFlight.has(text) || this.providerFailedRecently()) return;
+    const vector = this.embedTexts([text]).then((v) => v[0]!);
+    this.queryInFlight.set(text, vector);
+    const forget = () => this.queryInFlight.delete(text);
+    vector.then(forget, forget);
   }
 
   /** Vectors of short texts (queries, a query's parts), those not cached in one call to the model. */
