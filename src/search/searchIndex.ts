@@ -62,15 +62,6 @@ const RECONCILE_SLICE = 2_000;
  * larger backlog is not waited for: the answer says how many atoms only their words could rank.
  */
 const BACKLOG_WAIT_MAX_ATOMS = 40;
-/**
- * The first search after a start finds the model's process cold: starting it and loading the
- * model take a second or more (several on a busy machine), while the words answer in tens of
- * milliseconds. A search that finds the model cold waits this long (from its start) for the
- * query's vector, then answers by words, saying so; the vector still arrives, for the next search.
- */
-const COLD_QUERY_WAIT_MS = 600;
-/** Said when the first search did not wait for the model to start. */
-export const MODEL_STARTING = 'the model is still starting; the next search ranks by meaning too';
 const BACKLOG_WAIT_MS = 5_000;
 
 /**
@@ -129,11 +120,6 @@ export interface SearchIndexOptions {
   backlogDelayMs?: number;
   /** How long a search waits for a small backlog to be embedded (default 5 s). */
   backlogWaitMs?: number;
-  /**
-   * How long, from its start, a search waits for its query's vector when the model's process was
-   * not running (default COLD_QUERY_WAIT_MS); past it, the answer is ranked by words and says so.
-   */
-  coldQueryWaitMs?: number;
   /**
    * Keep atoms' vectors in this user's cache too (embeddings/vectorCache.ts), and take them from
    * it: `true` for the user's cache folder, or a folder. Off by default (tests, benches); the
@@ -234,9 +220,6 @@ export class SearchIndex implements Disposable {
     const mode = options.mode ?? 'fused';
     this.queue.allowBackground();
     const threshold = options.threshold ?? SIMILARITY_THRESHOLD;
-    const started = performance.now();
-    // Cold: the provider runs the model in a process of its own and that process is not running.
-    const cold = this.provider.memory?.().running === false;
     if (mode === 'fused') this.startQuery(queryShape(query.trim()).wanted);
     await this.open().catch(() => {});
     await this.ensureLexical();
@@ -250,16 +233,13 @@ export class SearchIndex implements Disposable {
     // embedded by another model): a small backlog is finished first, within a bound.
     const meaningUsable = mode !== 'lexical' && !this.providerFailedRecently();
     const backlog = this.queue.pending;
-    const waitsForBacklog = meaningUsable && backlog > 0 && backlog <= BACKLOG_WAIT_MAX_ATOMS;
-    if (waitsForBacklog) {
+    if (meaningUsable && backlog > 0 && backlog <= BACKLOG_WAIT_MAX_ATOMS) {
       await withinMs(this.options.backlogWaitMs ?? BACKLOG_WAIT_MS, () => this.queue.idle());
     }
     const unembedded = meaningUsable ? this.queue.pending : 0;
-    // Bounded only when the query's vector is all the search would wait for the model for.
-    const queryDeadline = cold && !waitsForBacklog ? started + (this.options.coldQueryWaitMs ?? COLD_QUERY_WAIT_MS) : undefined;
 
     const text = query.trim();
-    if (mode === 'fused') return this.rankedSearch(text, limit, threshold, options.type, unembedded, options.expand ?? true, queryDeadline);
+    if (mode === 'fused') return this.rankedSearch(text, limit, threshold, options.type, unembedded, options.expand ?? true);
 
     const lexicalRanking =
       mode === 'semantic' ? [] : this.lexical.search(text, CANDIDATES, options.type, options.expand ?? true).map((h) => h.name);
@@ -331,7 +311,6 @@ export class SearchIndex implements Disposable {
     type: AtomType | undefined,
     unembedded: number,
     expand: boolean,
-    queryDeadline?: number,
   ): Promise<SearchResult> {
     const shape = queryShape(text);
     const words = this.lexical.searchApart(shape.wanted, CANDIDATES, type, shape.codeTokens.length > 0);
@@ -341,7 +320,7 @@ export class SearchIndex implements Disposable {
     const cosines = new Map<string, number>();
     let floor: number | null = null;
     try {
-      const queryVector = await this.embedQuery(shape.wanted, queryDeadline);
+      const queryVector = await this.embedQuery(shape.wanted);
       const near = await this.vectors.query(queryVector, COSINE_CANDIDATES, type);
       for (const hit of near) cosines.set(hit.name, hit.similarity);
       // Atoms beyond the nearest COSINE_CANDIDATES are at most this similar.
@@ -411,8 +390,6 @@ export class SearchIndex implements Disposable {
       if (!pinned && !foundByWords.has(name) && cos !== null && cos < threshold) continue;
       hits.push({ atom: this.source.get(name)!, similarity: semanticUnavailable ? null : round3(score), cosine: cos, pinned });
     }
-    // A model still starting: the atoms waiting for vectors are still counted (the next search may use meaning).
-    if (semanticUnavailable === MODEL_STARTING && unembedded > 0) return { hits, semanticUnavailable, unembedded };
     if (semanticUnavailable) return { hits, semanticUnavailable };
     return unembedded > 0 ? { hits, unembedded } : { hits };
   }
@@ -679,19 +656,10 @@ export class SearchIndex implements Disposable {
     return failure !== undefined && Date.now() - failure.at < RETRY_PROVIDER_MS;
   }
 
-  /** The query's vector; by `deadline` (a performance.now() time), else rejects with MODEL_STARTING. */
-  private async embedQuery(text: string, deadline?: number): Promise<Float32Array> {
-    const vector = this.queryInFlight.get(text) ?? this.embedTexts([text]).then((v) => v[0]!);
-    if (deadline === undefined) return vector;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(MODEL_STARTING)), Math.max(0, deadline - performance.now()));
-    });
-    try {
-      return await Promise.race([vector, late]);
-    } finally {
-      clearTimeout(timer);
-    }
+  private async embedQuery(text: string): Promise<Float32Array> {
+    const early = this.queryInFlight.get(text);
+    if (early) return early;
+    return (await this.embedTexts([text]))[0]!;
   }
 
   /**

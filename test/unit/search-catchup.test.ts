@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { AtomDraft } from '../../src/atoms/model.js';
 import { embeddingText } from '../../src/atoms/signature.js';
 import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
-import { MODEL_STARTING, SearchIndex } from '../../src/search/searchIndex.js';
+import { SearchIndex } from '../../src/search/searchIndex.js';
 import { textHash } from '../../src/util/textHash.js';
 import { MemorySource } from '../fixtures/search-source.js';
 import { tempDir } from '../support/tmp.js';
@@ -93,42 +93,6 @@ test('while a backlog is embedded, a query naming an atom without a vector finds
       const expected = query.includes('explosion') ? 'explosion_damage_a' : 'player_jump';
       assert.equal(hits[0]?.atom.name, expected, `${query}: ${hits.map((h) => `${h.atom.name} ${h.similarity}`).join(', ')}`);
     }
-  } finally {
-    await index.close();
-  }
-});
-
-/** A model whose process is not running: its first answer takes `startMs` (the process starting). */
-class ColdProvider implements EmbeddingProvider {
-  readonly modelId = 'fake-cold';
-  readonly dimensions = DIMENSIONS;
-  private running = false;
-  constructor(private readonly startMs: number) {}
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
-    if (!this.running) await new Promise((r) => setTimeout(r, this.startMs));
-    this.running = true;
-    return texts.map(() => unit(0));
-  }
-  memory() {
-    return { running: this.running };
-  }
-  async dispose(): Promise<void> {}
-}
-
-test('the first search does not wait for a cold model past its bound: words answer, and say so; the next search has meaning', async () => {
-  const drafts = [twin('explosion_damage_a'), ...others];
-  const source = new MemorySource(join(tempDir('atomic-cold-'), '.atomic'), drafts);
-  const provider = new ColdProvider(400);
-  await source.putEmbeddings(drafts.map((d) => ({ name: d.name, model: provider.modelId, textHash: textHash(embeddingText(source.get(d.name)!)), vector: unit(0) })));
-  const index = new SearchIndex(source, provider, { backlogDelayMs: 0, coldQueryWaitMs: 20 });
-  try {
-    const first = await index.search('spread the damage of an explosion');
-    assert.equal(first.semanticUnavailable, MODEL_STARTING);
-    assert.equal(first.hits[0]?.atom.name, 'explosion_damage_a', 'the words still find it');
-    await new Promise((r) => setTimeout(r, 600));
-    const next = await index.search('spread the damage of an explosion');
-    assert.equal(next.semanticUnavailable, undefined, 'the vector arrived meanwhile');
-    assert.ok(next.hits[0]!.cosine !== null);
   } finally {
     await index.close();
   }
