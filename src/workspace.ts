@@ -79,7 +79,9 @@ export class AtomWorkspace {
     // (a git checkout) included.
     this.builder = new Builder(store, bundlePath, log);
     this.verification = new Verification(this.atoms, store.onDidChange, log);
-    this.search = new SearchIndex(store, embeddings, { logger: log });
+    // The user's cache of vectors (search/embeddings/vectorCache.ts): what this machine embedded
+    // once, in any clone, is not embedded again. ATOMIC_EMBED_CACHE=0 turns it off.
+    this.search = new SearchIndex(store, embeddings, { logger: log, vectorCache: process.env.ATOMIC_EMBED_CACHE !== '0' });
     store.onDidChange((e) => {
       if (this.boot && mayMoveBoot(e)) this.boot = undefined;
     });

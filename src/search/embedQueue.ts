@@ -21,7 +21,11 @@ export interface EmbedQueueHooks {
   progress?(done: number, total: number): void;
 }
 
-const BACKGROUND_BATCH = 4;
+/**
+ * A backlog batch: the provider may split it across its model processes (useLite.ts: two on two
+ * cores, eight texts a model run each); a query waits behind at most one batch.
+ */
+const BACKGROUND_BATCH = 16;
 const URGENT_BATCH = 8;
 
 export class EmbedQueue {

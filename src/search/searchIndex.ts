@@ -18,6 +18,7 @@ import { silentLogger, type Logger } from '../util/log.js';
 import { cosine, type EmbeddingProvider } from './embeddings/provider.js';
 import { textHash } from '../util/textHash.js';
 import { EmbedQueue, type EmbedJobResult } from './embedQueue.js';
+import { CachingProvider, VectorCache } from './embeddings/vectorCache.js';
 import { reciprocalRankFusion } from './fusion.js';
 import { LexicalIndex } from './lexical.js';
 import { atomsHolding, conversionAgreement, nameConversion, queryShape, reversedName, scoreCandidates, type Candidate, type Conversion, type Rarity } from './rank.js';
@@ -119,6 +120,12 @@ export interface SearchIndexOptions {
   backlogDelayMs?: number;
   /** How long a search waits for a small backlog to be embedded (default 5 s). */
   backlogWaitMs?: number;
+  /**
+   * Keep atoms' vectors in this user's cache too (embeddings/vectorCache.ts), and take them from
+   * it: `true` for the user's cache folder, or a folder. Off by default (tests, benches); the
+   * workspace turns it on unless ATOMIC_EMBED_CACHE=0.
+   */
+  vectorCache?: boolean | string;
 }
 
 export class SearchIndex implements Disposable {
@@ -138,10 +145,15 @@ export class SearchIndex implements Disposable {
   private opened: Promise<void> | undefined;
   private providerFailure: { message: string; at: number } | undefined;
   private readonly queryCache = new Map<string, Float32Array>();
+  /** Queries being embedded ahead of their search (startQuery). */
+  private readonly queryInFlight = new Map<string, Promise<Float32Array>>();
   /** Change handling still under way; a search waits for it (read your writes). */
   private readonly settling = new Set<Promise<void>>();
   private disposed = false;
   private backlogTimer: NodeJS.Timeout | undefined;
+  /** This user's cache of vectors by model and text (vectorCache.ts), when the options ask for it. */
+  private readonly cache: VectorCache | undefined;
+  private cacheFailureLogged = false;
 
   constructor(
     private readonly source: SearchStore,
@@ -153,7 +165,15 @@ export class SearchIndex implements Disposable {
       flushDelayMs: options.flushDelayMs,
       onError: (err) => this.log.warn(`search: could not save the vector index: ${err.message}`),
     });
-    this.queue = new EmbedQueue(provider, {
+    this.cache =
+      options.vectorCache && provider.dimensions > 0
+        ? new VectorCache(provider.modelId, provider.dimensions, typeof options.vectorCache === 'string' ? options.vectorCache : undefined)
+        : undefined;
+    const cacheFailed = (err: Error) => {
+      if (!this.cacheFailureLogged) this.log.warn(`search: the user's embedding cache could not be used (${err.message}); atoms are embedded as before`);
+      this.cacheFailureLogged = true;
+    };
+    this.queue = new EmbedQueue(this.cache ? new CachingProvider(provider, this.cache, cacheFailed) : provider, {
       textOf: (name) => {
         const atom = this.source.get(name);
         return atom ? embeddingText(atom) : undefined;
@@ -200,6 +220,7 @@ export class SearchIndex implements Disposable {
     const mode = options.mode ?? 'fused';
     this.queue.allowBackground();
     const threshold = options.threshold ?? SIMILARITY_THRESHOLD;
+    if (mode === 'fused') this.startQuery(queryShape(query.trim()).wanted);
     await this.open().catch(() => {});
     await this.ensureLexical();
     // Read your writes: atoms just changed are embedded and indexed before the query is answered
@@ -547,7 +568,40 @@ export class SearchIndex implements Disposable {
       this.progressEmitter.fire({ phase: 'indexing', done: entries.length, total: entries.length });
     }
     await this.vectors.flush();
-    for (const name of toEmbed) void this.queue.request(name, false);
+    for (const name of await this.takeFromCache(toEmbed)) void this.queue.request(name, false);
+  }
+
+  /**
+   * Stores the vectors this user's cache has for these atoms' current texts (a clone of a
+   * workspace embedded before on this machine, a branch switched back to) at once, without the
+   * model; returns the atoms still to embed.
+   */
+  private async takeFromCache(names: readonly string[]): Promise<string[]> {
+    if (!this.cache || names.length === 0) return [...names];
+    const texts = new Map<string, string>();
+    for (const name of names) {
+      const atom = this.source.get(name);
+      if (atom) texts.set(name, embeddingText(atom));
+    }
+    let found: Map<string, Float32Array>;
+    try {
+      found = await this.cache.get([...texts.values()].map(textHash));
+    } catch {
+      return [...names];
+    }
+    const results: EmbedJobResult[] = [];
+    const left: string[] = [];
+    for (const name of names) {
+      const text = texts.get(name);
+      const vector = text === undefined ? undefined : found.get(textHash(text));
+      if (vector) results.push({ name, text: text!, vector });
+      else left.push(name);
+    }
+    for (let i = 0; i < results.length; i += RECONCILE_SLICE) {
+      await this.storeVectors(results.slice(i, i + RECONCILE_SLICE));
+      if (i + RECONCILE_SLICE < results.length) await nextTurn();
+    }
+    return left;
   }
 
   private async reconcile(name: string, urgent: boolean): Promise<void> {
@@ -599,7 +653,22 @@ export class SearchIndex implements Disposable {
   }
 
   private async embedQuery(text: string): Promise<Float32Array> {
+    const early = this.queryInFlight.get(text);
+    if (early) return early;
     return (await this.embedTexts([text]))[0]!;
+  }
+
+  /**
+   * Starts embedding a query before the search has waited for the open, the full-text index and
+   * the writes before it: after a start the model's process loads (a second or more) while those
+   * are under way, instead of after them. rankedSearch then takes this vector (embedQuery).
+   */
+  private startQuery(text: string): void {
+    if (this.queryCache.has(text) || this.queryInFlight.has(text) || this.providerFailedRecently()) return;
+    const vector = this.embedTexts([text]).then((v) => v[0]!);
+    this.queryInFlight.set(text, vector);
+    const forget = () => this.queryInFlight.delete(text);
+    vector.then(forget, forget);
   }
 
   /** Vectors of short texts (queries, a query's parts), those not cached in one call to the model. */

@@ -11,4 +11,6 @@ export type EmbedResponse = ({ id: number; vectors: Float32Array[] } | { id: num
 export interface WorkerConfig {
   modelDir: string;
   wasmDir: string;
+  /** Texts a model run (default 8); 1 is how it ran before (the embed bench compares them). */
+  textsPerCall?: number;
 }

@@ -10,6 +10,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import type { Socket } from 'node:net';
 import type { EmbedderMemory, EmbeddingProvider } from './provider.js';
 import type { EmbedRequest, EmbedResponse, WorkerConfig } from './messages.js';
@@ -33,6 +34,75 @@ export interface UseLiteOptions {
    * environment's ATOMIC_EMBED_IDLE_MS, else 5 minutes.
    */
   idleMs?: number;
+  /**
+   * How many model processes may run at once: a backlog's large requests are split across them,
+   * one core each. Default: the environment's ATOMIC_EMBED_PROCESSES, else 2 where there are 2
+   * cores or more, else 1. The ones after the first start only for a large request and end after
+   * HELPER_IDLE_MS idle (each holds its own copy of the model, ~200 MiB).
+   */
+  processes?: number;
+  /** Texts a model run in the model's process (default 8); for measuring (test/bench/embed.bench.ts). */
+  textsPerCall?: number;
+}
+
+/** Most processes the default allows: the backlog's gain stops at the cores, and each is ~200 MiB. */
+const MAX_DEFAULT_PROCESSES = 2;
+/** A request of at least this many texts a process is split across the processes. */
+const SPLIT_MIN_TEXTS = 2;
+/** The processes after the first give their memory back sooner: they serve only backlogs. */
+const HELPER_IDLE_MS = 30_000;
+
+/**
+ * USE-lite in one or more child processes (ModelProcess). A request of a few texts (a query)
+ * goes to the process with the least work queued; a larger one (a backlog's batch) is split
+ * across the processes, which work on a core each.
+ */
+export class UseLiteProvider implements EmbeddingProvider {
+  readonly modelId = USE_LITE_MODEL_ID;
+  readonly dimensions = 512;
+  private readonly processes: ModelProcess[];
+  private disposed = false;
+
+  constructor(options: UseLiteOptions = {}) {
+    const idleMs = options.idleMs ?? idleFromEnvironment();
+    const count = Math.max(1, Math.floor(options.processes ?? processesFromEnvironment()));
+    this.processes = Array.from({ length: count }, (_, i) => new ModelProcess(options, i === 0 ? idleMs : Math.min(idleMs, HELPER_IDLE_MS)));
+  }
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    if (this.disposed) throw new Error('the embedding provider was disposed');
+    if (texts.length === 0) return [];
+    const n = this.processes.length;
+    if (n === 1 || texts.length < SPLIT_MIN_TEXTS * n) {
+      const least = this.processes.reduce((a, b) => (b.queuedTexts < a.queuedTexts || (b.queuedTexts === a.queuedTexts && b.running && !a.running) ? b : a));
+      return least.embed(texts);
+    }
+    // By length, so each model run (8 texts, padded to its longest) holds texts of like length.
+    const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
+    const size = Math.ceil(texts.length / n);
+    const parts = await Promise.all(this.processes.map((p, i) => p.embed(order.slice(i * size, (i + 1) * size).map((k) => texts[k]!))));
+    const vectors = new Array<Float32Array>(texts.length);
+    parts.flat().forEach((v, k) => (vectors[order[k]!] = v));
+    return vectors;
+  }
+
+  /** The first model process's id while it runs (tests, diagnostics). */
+  get pid(): number | undefined {
+    return this.processes[0]!.pid;
+  }
+
+  /** The model processes' memory together, apart from the server's (get_status may show it); pid: the first's. */
+  memory(): EmbedderMemory {
+    const running = this.processes.map((p) => p.memory()).filter((m) => m.running);
+    if (running.length === 0) return { running: false };
+    const sum = (key: 'rssBytes' | 'peakBytes') => (running.every((m) => m[key] !== undefined) ? running.reduce((s, m) => s + m[key]!, 0) : undefined);
+    return { running: true, pid: this.processes[0]!.pid ?? running[0]!.pid, rssBytes: sum('rssBytes'), peakBytes: sum('peakBytes') };
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    await Promise.all(this.processes.map((p) => p.dispose()));
+  }
 }
 
 interface Pending {
@@ -40,21 +110,26 @@ interface Pending {
   reject(err: Error): void;
 }
 
-export class UseLiteProvider implements EmbeddingProvider {
-  readonly modelId = USE_LITE_MODEL_ID;
-  readonly dimensions = 512;
+/** One model process: started on its first request, ended after `idleMs` idle. */
+class ModelProcess {
   private child: ChildProcess | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private disposed = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private lastRss: number | undefined;
-  private readonly idleMs: number;
+  /** Texts sent and not answered yet: where the provider sends a query. */
+  queuedTexts = 0;
   /** Ends the child when this process exits normally (a killed parent is covered by the child itself). */
   private readonly killOnExit = () => this.child?.kill('SIGKILL');
 
-  constructor(private readonly options: UseLiteOptions = {}) {
-    this.idleMs = options.idleMs ?? idleFromEnvironment();
+  constructor(
+    private readonly options: UseLiteOptions,
+    private readonly idleMs: number,
+  ) {}
+
+  get running(): boolean {
+    return this.child !== undefined;
   }
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
@@ -64,8 +139,13 @@ export class UseLiteProvider implements EmbeddingProvider {
     this.clearIdle();
     const id = this.nextId++;
     const request: EmbedRequest = { id, texts: [...texts] };
+    this.queuedTexts += texts.length;
+    const answered = () => (this.queuedTexts -= texts.length);
     return new Promise<Float32Array[]>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, {
+        resolve: (v) => (answered(), resolve(v)),
+        reject: (e) => (answered(), reject(e)),
+      });
       this.setRef(child, true);
       child.send(request, (err) => {
         if (err) this.crashed(child, err.message);
@@ -98,6 +178,7 @@ export class UseLiteProvider implements EmbeddingProvider {
     const config: WorkerConfig = {
       modelDir: this.options.modelDir ?? useLiteModelDir(),
       wasmDir: this.options.wasmDir ?? tfjsWasmDir(),
+      ...(this.options.textsPerCall ? { textsPerCall: this.options.textsPerCall } : {}),
     };
     const script = useLiteProcessScript();
     const child = fork(script.file, [JSON.stringify(config)], {
@@ -204,6 +285,12 @@ export class UseLiteProvider implements EmbeddingProvider {
     this.pending.clear();
     for (const p of waiting) p.reject(err);
   }
+}
+
+function processesFromEnvironment(): number {
+  const value = Number(process.env.ATOMIC_EMBED_PROCESSES);
+  if (Number.isInteger(value) && value >= 1) return value;
+  return Math.min(MAX_DEFAULT_PROCESSES, availableParallelism());
 }
 
 function idleFromEnvironment(): number {

@@ -11,15 +11,38 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { format } from 'node:util';
 import * as energeticCore from '@energetic-ai/core';
-import { EmbeddingsModel, type EmbeddingsModelData } from '@energetic-ai/embeddings';
 import type { EmbedRequest, EmbedResponse, WorkerConfig } from './messages.js';
+import { SentencePiece, type Vocabulary } from './sentencePiece.js';
+
+/** A tfjs tensor, as far as it is used here. */
+interface Tensor {
+  data(): Promise<Float32Array>;
+  dispose(): void;
+}
 
 /** The part of tfjs used here. @energetic-ai/core bundles tfjs but its typings point at @tensorflow/*, which is not installed. */
 interface Tfjs {
-  loadGraphModel(url: string): Promise<EmbeddingsModelData['model']>;
+  loadGraphModel(url: string): Promise<{ executeAsync(inputs: Record<string, Tensor>): Promise<Tensor> }>;
   ready(): Promise<void>;
   setWasmPaths(prefix: string): void;
+  tensor2d(values: Int32Array, shape: [number, number], dtype: 'int32'): Tensor;
+  tensor1d(values: Int32Array, dtype: 'int32'): Tensor;
 }
+
+/** The model and its tokenizer. */
+interface Model {
+  graph: Awaited<ReturnType<Tfjs['loadGraphModel']>>;
+  tokenizer: SentencePiece;
+}
+
+/** USE-lite's vectors are this long. */
+const DIMENSIONS = 512;
+/**
+ * Texts run through the model in one call. Measured (test/bench/embed.bench.ts): a call costs
+ * ~10 ms of graph overhead whatever its texts, so several texts a call save that; the vectors are
+ * the very ones of one text a call (each text is its own row of the model's sparse input).
+ */
+const TEXTS_PER_CALL = 8;
 const tf = energeticCore as unknown as Tfjs;
 
 // Nothing of this process goes to stdout (the parent pipes it to its stderr anyway: its own
@@ -36,15 +59,45 @@ process.on('disconnect', () => process.exit(0));
 
 const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
 
-async function loadModel(): Promise<EmbeddingsModel> {
+async function loadModel(): Promise<Model> {
   tf.setWasmPaths(config.wasmDir.endsWith('/') ? config.wasmDir : `${config.wasmDir}/`);
   const modelUrl = `file://${join(config.modelDir, 'model.json')}`;
-  const vocabulary = readFile(join(config.modelDir, 'vocab.json'), 'utf8').then((text) => JSON.parse(text));
+  const vocabulary = readFile(join(config.modelDir, 'vocab.json'), 'utf8').then((text) => JSON.parse(text) as Vocabulary);
   vocabulary.catch(() => {});
   // The backend must be initialized before the model is loaded: loading runs tensor ops.
   await tf.ready();
-  const model = await tf.loadGraphModel(modelUrl);
-  return new EmbeddingsModel({ model, vocabulary: await vocabulary });
+  const graph = await tf.loadGraphModel(modelUrl);
+  return { graph, tokenizer: new SentencePiece(await vocabulary) };
+}
+
+/**
+ * The vectors of some texts in one run of the model: what @energetic-ai/embeddings' embed does
+ * (its sparse input: a row per text, a column per token), with the linear-time tokenizer, read
+ * back as one Float32Array instead of nested arrays.
+ */
+async function embedBatch(model: Model, texts: readonly string[]): Promise<Float32Array[]> {
+  const encodings = texts.map((t) => model.tokenizer.encode(t));
+  const count = encodings.reduce((sum, e) => sum + e.length, 0);
+  const indices = new Int32Array(count * 2);
+  const values = new Int32Array(count);
+  let k = 0;
+  encodings.forEach((ids, row) => {
+    ids.forEach((id, column) => {
+      indices[2 * k] = row;
+      indices[2 * k + 1] = column;
+      values[k++] = id;
+    });
+  });
+  const inputs = { indices: tf.tensor2d(indices, [count, 2], 'int32'), values: tf.tensor1d(values, 'int32') };
+  try {
+    const output = await model.graph.executeAsync(inputs);
+    const flat = await output.data();
+    output.dispose();
+    return texts.map((_, row) => flat.slice(row * DIMENSIONS, (row + 1) * DIMENSIONS));
+  } finally {
+    inputs.indices.dispose();
+    inputs.values.dispose();
+  }
 }
 
 const modelPromise = loadModel();
@@ -68,8 +121,9 @@ async function handle(request: EmbedRequest): Promise<EmbedResponse> {
   try {
     const model = await modelPromise;
     const vectors: Float32Array[] = [];
-    // One text at a time: batching does not make USE-lite faster, and it bounds memory.
-    for (const text of request.texts) vectors.push(Float32Array.from(await model.embed(text)));
+    // A few texts a run of the model: that bounds memory, and a query never waits long behind it.
+    const perCall = config.textsPerCall ?? TEXTS_PER_CALL;
+    for (let i = 0; i < request.texts.length; i += perCall) vectors.push(...(await embedBatch(model, request.texts.slice(i, i + perCall))));
     return { id: request.id, vectors, rss: process.memoryUsage.rss() };
   } catch (err) {
     return { id: request.id, error: (err as Error).message ?? String(err), rss: process.memoryUsage.rss() };
