@@ -109,7 +109,7 @@ export class AtomWorkspace {
         // latest.js.map points at the atoms' files, line for line.
         // The text each file has (or is about to have: the map may be written before the file) in its layout.
         const tree = workspace.tree;
-        workspace.builder.mapSources = Builder.folderSources(tree.folderPath, (atom) => tree.layoutText(atom));
+        workspace.builder.mapSources = Builder.folderSources(tree.folderPath, (atom) => tree.documentText(atom));
       } catch (err) {
         await workspace.close();
         throw err;

@@ -353,7 +353,7 @@ export class Builder {
 
   /**
    * Sources under `folder` (the text tree's), relative to the map; `fileText` gives an atom's file text
-   * as the text tree writes it for that atom (its own header layout kept), even before it is written.
+   * as a person sees it (the file, or what the text tree is about to write there), even before it is written.
    */
   static folderSources(folder: string, fileText: (atom: Atom) => string | undefined): (mapPath: string) => SourceMapSources {
     return (mapPath) => {

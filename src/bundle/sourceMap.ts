@@ -34,17 +34,25 @@ interface AtomLines {
   code: number;
 }
 
-const lineCounts = new WeakMap<Atom, AtomLines>();
+/**
+ * Line counts per atom object, per way of reading files (`fileText`): a count taken while no file could
+ * be read (the editor's format) must not stand for the file once the text tree reads it.
+ */
+const lineCounts = new WeakMap<object, WeakMap<Atom, AtomLines>>();
+const EDITOR_FORMAT = {};
 
 function linesOf(atom: Atom, sources: SourceMapSources): AtomLines {
-  let counts = lineCounts.get(atom);
+  const key = sources.fileText ?? EDITOR_FORMAT;
+  let counted = lineCounts.get(key);
+  if (!counted) lineCounts.set(key, (counted = new WeakMap()));
+  let counts = counted.get(atom);
   if (!counts) {
     const code = atom.code.trimEnd();
     const file = sources.fileText?.(atom);
     const at = file?.lastIndexOf(code) ?? -1;
     counts = { header: file && at >= 0 ? countLines(file.slice(0, at)) : headerLines(atom), code: countLines(code) + 1 };
     // Kept only when read from the editor's format or a file: per atom object (a change makes a new one).
-    lineCounts.set(atom, counts);
+    counted.set(atom, counts);
   }
   return counts;
 }

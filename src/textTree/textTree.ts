@@ -39,6 +39,7 @@
  */
 import { promises as fsp, lstatSync, mkdirSync, opendirSync, readdirSync, readlinkSync, watch, type Dir, type FSWatcher, type Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { parseAtomDocument, sameAtom } from '../atoms/atomDocument.js';
 import { AtomError } from '../atoms/errors.js';
 import { MAX_CODE_BYTES, type Atom, type AtomDraft } from '../atoms/model.js';
 import { planWrite } from '../atoms/writePlan.js';
@@ -95,6 +96,12 @@ export interface TextTreeView {
    * atom editor shows, so a save changes only the lines edited. The canonical text without a file.
    */
   layoutText(atom: Atom): string;
+  /**
+   * The atom's document as a person sees it in `atoms/<name>.js`: the file itself when it holds this
+   * version of the atom (whatever its layout), else the text the tree is about to write for it. What
+   * lines are counted in (the source map, the checks' and the language features' positions).
+   */
+  documentText(atom: Atom): string;
 }
 
 interface Put {
@@ -548,6 +555,19 @@ export class TextTree implements TextTreeView {
 
   layoutText(atom: Atom): string {
     return atomFileText(atom, this.currentText(atom.name));
+  }
+
+  documentText(atom: Atom): string {
+    const current = this.currentText(atom.name);
+    if (current !== undefined) {
+      try {
+        const { draft } = parseAtomDocument(atom.name, current);
+        if (sameAtom(atom, { ...draft, type: draft.type ?? atom.type })) return current;
+      } catch {
+        // not this atom's document (yet): the text about to be written
+      }
+    }
+    return atomFileText(atom, current);
   }
 
   private async writeFiles(atoms: Atom[]): Promise<void> {

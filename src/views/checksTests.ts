@@ -163,7 +163,7 @@ export class AtomChecksView implements vscode.Disposable {
 
   /** The lines of the atom's document as its editor shows it (its file's own header layout when there is one). */
   private documentLines(atom: Atom): AtomDocumentLines {
-    return atomDocumentLines(atom, this.workspace?.textTree?.layoutText(atom));
+    return atomDocumentLines(atom, this.workspace?.textTree?.documentText(atom));
   }
 
   /** Diagnostics for these atoms' latest results; with `report`, a test run carrying them (a run after a change). */

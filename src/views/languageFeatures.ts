@@ -145,7 +145,7 @@ export class AtomLanguageFeatures implements vscode.Disposable {
     const uri = this.uriOf(atom.name, kind);
     if (!uri) return undefined;
     const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-    return { uri, text: open ? open.getText() : (this.workspace?.textTree?.layoutText(atom) ?? formatAtomDocument(atom)) };
+    return { uri, text: open ? open.getText() : (this.workspace?.textTree?.documentText(atom) ?? formatAtomDocument(atom)) };
   }
 
   /** The atom's own name in its editor of `kind`. */
