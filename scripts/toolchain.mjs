@@ -19,6 +19,8 @@ import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const NODE_VERSION = '24.21.0';
+/** The Node line of desktop VS Code's extension host (Electron): what the server must keep running on (scripts/node22-check.mjs). */
+export const EXTENSION_HOST_NODE_VERSION = '22.23.3';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 function say(text) {
@@ -46,25 +48,29 @@ export function cleanEnv(env = process.env) {
   return out;
 }
 
-/** Installs Node NODE_VERSION into CACHE/node24 unless it is there; returns the folder holding `node`. */
-export function installNode(cache = toolCache()) {
-  const bin = join(cache, 'node24', 'package', 'bin');
+/**
+ * Installs Node `version` (default NODE_VERSION) into CACHE/node<major> unless it is there; returns the
+ * folder holding `node`.
+ */
+export function installNode(cache = toolCache(), version = NODE_VERSION) {
+  const folder = `node${version.split('.')[0]}`;
+  const bin = join(cache, folder, 'package', 'bin');
   const node = join(bin, process.platform === 'win32' ? 'node.exe' : 'node');
-  if (existsSync(node) && spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout?.trim() === `v${NODE_VERSION}`) return bin;
-  const pkg = `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}@${NODE_VERSION}`;
-  say(`installing Node ${NODE_VERSION} (npm package ${pkg}) into ${join(cache, 'node24')}`);
+  if (existsSync(node) && spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout?.trim() === `v${version}`) return bin;
+  const pkg = `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}@${version}`;
+  say(`installing Node ${version} (npm package ${pkg}) into ${join(cache, folder)}`);
   mkdirSync(cache, { recursive: true });
   // Unpacked beside its final place and renamed, so an interrupted install never looks complete.
-  const work = mkdtempSync(join(cache, 'node24-'));
+  const work = mkdtempSync(join(cache, `${folder}-`));
   try {
     const packed = spawnSync('npm', ['pack', '--silent', pkg], { cwd: work, env: cleanEnv(), encoding: 'utf8', shell: process.platform === 'win32' });
     if (packed.status !== 0) throw new Error(`npm pack ${pkg} failed: ${packed.stderr || packed.error}`);
     const tgz = join(work, packed.stdout.trim().split('\n').pop());
     const untar = spawnSync('tar', ['xzf', tgz, '-C', work], { stdio: ['ignore', 'ignore', 'inherit'] });
     if (untar.status !== 0) throw new Error(`could not unpack ${tgz}`);
-    rmSync(join(cache, 'node24'), { recursive: true, force: true });
-    mkdirSync(join(cache, 'node24'));
-    renameSync(join(work, 'package'), join(cache, 'node24', 'package'));
+    rmSync(join(cache, folder), { recursive: true, force: true });
+    mkdirSync(join(cache, folder));
+    renameSync(join(work, 'package'), join(cache, folder, 'package'));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

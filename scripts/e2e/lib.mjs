@@ -154,6 +154,9 @@ const USER_SETTINGS = {
   'workbench.colorTheme': 'Default Dark Modern',
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
   'git.openRepositoryInParentFolders': 'never',
+  // VS Code for the Web saves after a delay by default; the suite's edits assume a save happens when a test
+  // saves (the auto-save suite turns it on for itself and back off).
+  'files.autoSave': 'off',
 };
 
 /**

@@ -53,6 +53,8 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
   private readonly subscriptions: vscode.Disposable[];
   /** Texts saved by auto-save, by atom name, not yet in the store. */
   private readonly pending = new Map<string, string>();
+  /** The version each held text was typed over: a store at another version changed outside meanwhile. */
+  private readonly pendingBase = new Map<string, number>();
   /** Documents whose save in progress was started by auto-save (onWillSaveTextDocument says AfterDelay). */
   private readonly autoSaving = new Set<string>();
   private readonly problems = vscode.languages.createDiagnosticCollection('atomicCoding.autoSave');
@@ -90,6 +92,11 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
     this.emitter.dispose();
   }
 
+  private dropPending(name: string): void {
+    this.pending.delete(name);
+    this.pendingBase.delete(name);
+  }
+
   /** Whether an atom has auto-saved text not yet in the store (for tests and the status). */
   hasPending(name: string): boolean {
     return this.pending.has(name);
@@ -108,9 +115,25 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
   private async flush(uri: vscode.Uri, name: string): Promise<void> {
     const text = this.pending.get(name);
     if (text === undefined) return;
+    const current = this.access.workspace?.atoms.get(name);
+    const base = this.pendingBase.get(name);
+    if (current && base !== undefined && current.version !== base) {
+      // Changed outside (an agent, a rename, a checkout) after these edits were typed: never silently
+      // over it. The text stays held (the editor shows it, nothing is lost); a save by hand keeps it,
+      // and the newer version stays in the history.
+      const diagnostic = new vscode.Diagnostic(
+        new vscode.Range(0, 0, 0, 1000),
+        `Not saved to the atom store: ${name} changed outside (now v${current.version}) after these edits, typed over v${base}. ` +
+          'Save by hand (Ctrl+S) to keep your text as a new version over it; the newer version stays in Show History, where Compare shows both.',
+        vscode.DiagnosticSeverity.Warning,
+      );
+      diagnostic.source = 'Atomic Coding';
+      this.problems.set(uri, [diagnostic]);
+      return;
+    }
     try {
       await this.save(uri, name, text);
-      if (this.pending.get(name) === text) this.pending.delete(name);
+      if (this.pending.get(name) === text) this.dropPending(name);
       this.problems.delete(uri);
     } catch (err) {
       const reason = (err as Error).message;
@@ -181,6 +204,7 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
     const text = decoder.decode(content);
     if (existing && this.autoSaving.delete(uri.toString())) {
       // Auto-save: held until the user leaves the editor or pauses (one version, no half-typed bundle).
+      if (!this.pending.has(name)) this.pendingBase.set(name, existing.version);
       this.pending.set(name, text);
       clearTimeout(this.idleTimers.get(name));
       this.idleTimers.set(
@@ -192,7 +216,7 @@ export class AtomFileSystemProvider implements vscode.FileSystemProvider, vscode
       );
       return;
     }
-    this.pending.delete(name);
+    this.dropPending(name);
     clearTimeout(this.idleTimers.get(name));
     this.problems.delete(uri);
     await this.save(uri, name, text);

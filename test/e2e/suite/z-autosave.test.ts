@@ -21,7 +21,7 @@ describe('Auto-save folds typing into one version', function () {
   });
 
   after(async () => {
-    await files().update('autoSave', undefined, vscode.ConfigurationTarget.Global);
+    await files().update('autoSave', 'off', vscode.ConfigurationTarget.Global);
     await files().update('autoSaveDelay', undefined, vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
@@ -63,5 +63,35 @@ describe('Auto-save folds typing into one version', function () {
     assert.ok(atom.code.includes('// step 4') && atom.code.includes('return 1;'), atom.code);
     await until('the problem cleared', () => vscode.languages.getDiagnostics(uri).filter((x) => x.source === 'Atomic Coding').length === 0);
     report(`auto-save: 7 auto-saves while typing, one version when the editor was left (v${atom.version}); half-typed code shown at editor line ${problems[0]!.range.start.line + 1}, not saved`);
+  });
+
+  it('a held auto-save never goes over a version made outside meanwhile: a problem says so, the text stays, a save by hand keeps it', async () => {
+    await vscode.commands.executeCommand('atomicCoding.newAtom', 'held_test', 'util', 'Held test');
+    const uri = vscode.Uri.parse('atom:/held_test.js');
+    const document = await vscode.workspace.openTextDocument(uri);
+    const editor = await vscode.window.showTextDocument(document);
+    const atom = () => api.lifecycle!.get('held_test')!;
+    const bodyLine = document.getText().split('\n').indexOf('function held_test() {') + 1;
+    await editor.edit((e) => e.insert(new vscode.Position(bodyLine, 0), '  // mine\n'));
+    await until('auto-save', () => !document.isDirty, 10_000);
+    // An agent changes the same atom while the typed text is held.
+    const outside = atom();
+    await api.lifecycle!.workspace!.upsert({ ...outside, description: outside.description ?? undefined, code: outside.code.replace('{', '{\n  // theirs') });
+    assert.equal(atom().version, 2);
+    await vscode.commands.executeCommand('workbench.action.files.newUntitledFile');
+    const problem = await until('the conflict shown', () => vscode.languages.getDiagnostics(uri).find((x) => /changed outside \(now v2\)/.test(x.message)));
+    assert.match(problem.message, /Save by hand/);
+    assert.equal(atom().version, 2, 'the held text did not go over the newer version');
+    assert.ok(atom().code.includes('// theirs') && !atom().code.includes('// mine'), atom().code);
+    // Back in the editor, the typed text is still there; a save by hand keeps it as a new version.
+    const again = await vscode.window.showTextDocument(document);
+    assert.ok(again.document.getText().includes('// mine'), 'the edits are still in the editor');
+    await files().update('autoSave', 'off', vscode.ConfigurationTarget.Global);
+    const line = again.document.getText().split('\n').indexOf('  // mine');
+    await again.edit((e) => e.insert(new vscode.Position(line + 1, 0), '  // and more\n'));
+    await vscode.commands.executeCommand('workbench.action.files.save');
+    await until('saved by hand', () => atom().version === 3);
+    assert.ok(atom().code.includes('// mine') && atom().code.includes('// and more'), atom().code);
+    report(`auto-save conflict: held text kept over an outside v2, saved by hand as v${atom().version}`);
   });
 });

@@ -1,0 +1,45 @@
+// What runs in VS Code's extension host runs on desktop VS Code's Node (Electron's, the 22 line), not on
+// the project's Node 24. This check proves the server still works there: it installs that Node from the npm
+// registry into the tool cache (once) and runs, on it, the unit tests and the integration tests of what the
+// extension host runs in process: the store and its durability, the hostile-clone defences (O_NOFOLLOW and
+// fstat), the MCP tools, the checks and the sandbox (QuickJS in a worker), the text tree, the bundle and its
+// source map, search. A feature Node 22 lacks (Float16Array, a newer fs or test-runner option) fails here.
+//
+// Usage: node scripts/node22-check.mjs   (part of `npm test`, after the build)
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cleanEnv, EXTENSION_HOST_NODE_VERSION, installNode } from './toolchain.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const INTEGRATION = [
+  'arguments',
+  'checks',
+  'crash',
+  'hostile-state-folder',
+  'sandbox',
+  'search-index',
+  'source-map',
+  'store',
+  'text-tree',
+  'tools-run',
+  'workspace-write-path',
+];
+
+const bin = installNode(undefined, EXTENSION_HOST_NODE_VERSION);
+const node = join(bin, 'node');
+const env = cleanEnv();
+env.PATH = `${bin}${delimiter}${env.PATH ?? ''}`;
+const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+process.stderr.write(`[node22] the extension host's Node line: ${version}\n`);
+
+function run(args) {
+  const r = spawnSync(node, ['--import', 'tsx', '--test', '--test-reporter=spec', ...args], { cwd: root, env, stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+const unit = readdirSync(join(root, 'test', 'unit')).filter((f) => f.endsWith('.test.ts')).map((f) => join('test', 'unit', f));
+run(['--test-concurrency=1', ...unit]);
+run(['--test-concurrency=1', ...INTEGRATION.map((n) => join('test', 'integration', `${n}.test.ts`))]);
+process.stderr.write(`[node22] passed on ${version}\n`);
