@@ -77,7 +77,7 @@ async function measure(method: string, provider: EmbeddingProvider, mode: Search
 }
 
 async function main(): Promise<void> {
-  const file = process.argv[2] ?? STATIC_TABLE_FILE;
+  const file = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? STATIC_TABLE_FILE;
   if (!existsSync(file)) throw new Error(`no static table at ${file}: run node --import tsx scripts/static-vectors.ts first`);
   const table = StaticVectors.load(file, join(useLiteModelDir(), 'vocab.json'));
   const rows = [
