@@ -13,7 +13,8 @@ const SEPARATOR = '\u2581';
 const RESERVED_SYMBOLS_COUNT = 6;
 
 interface TrieNode {
-  children: Map<string, TrieNode>;
+  /** By code point. */
+  children: Map<number, TrieNode>;
   /** The id of the piece ending here, or -1. */
   id: number;
   score: number;
@@ -23,13 +24,17 @@ const node = (): TrieNode => ({ children: new Map(), id: -1, score: 0 });
 
 export class SentencePiece {
   private readonly root = node();
+  /** Each id's piece length in UTF-16 units (the walk back steps by it, as the package does). */
+  private readonly lengths: Int32Array;
 
   constructor(private readonly vocabulary: Vocabulary) {
+    this.lengths = Int32Array.from(vocabulary, ([piece]) => piece.length);
     for (let i = RESERVED_SYMBOLS_COUNT; i < vocabulary.length; i++) {
       let at = this.root;
       for (const symbol of vocabulary[i]![0]) {
-        let next = at.children.get(symbol);
-        if (!next) at.children.set(symbol, (next = node()));
+        const code = symbol.codePointAt(0)!;
+        let next = at.children.get(code);
+        if (!next) at.children.set(code, (next = node()));
         at = next;
       }
       at.id = i;
@@ -37,55 +42,48 @@ export class SentencePiece {
     }
   }
 
+  /** The vocabulary's size (ids run from 0 to size - 1). */
+  get size(): number {
+    return this.vocabulary.length;
+  }
+
   encode(text: string): number[] {
     const normalized = text.normalize('NFKC');
     const input = normalized.length > 0 ? SEPARATOR + normalized.replace(/ /g, SEPARATOR) : normalized;
-    const symbols = Array.from(input);
+    const symbols: number[] = [];
+    for (const symbol of input) symbols.push(symbol.codePointAt(0)!);
     const n = symbols.length;
-    // Pieces ending at each position: their start, score and id, in order of start (as the
-    // package's nodes[end][start], whose integer keys iterate in ascending order).
-    const starts: number[][] = Array.from({ length: n + 1 }, () => []);
-    const scores: number[][] = Array.from({ length: n + 1 }, () => []);
-    const ids: number[][] = Array.from({ length: n + 1 }, () => []);
+    // The package's pass (its nodes[end][start]: for each end, the pieces ending there in
+    // ascending order of start, a later one winning an equal score; 0 stands for "none yet"),
+    // run forwards: every piece ending at a position starts before it, so when the pieces that
+    // start at i are scored, best[i] is final, and the pieces reaching each end arrive in
+    // ascending order of start, as there. Typed arrays, no list per position: linear and cheap.
+    const best = new Float64Array(n + 1);
+    const words = new Int32Array(n + 1);
     for (let i = 0; i < n; i++) {
       let at = this.root.children.get(symbols[i]!);
       let found = false;
+      const from = best[i]!;
       for (let j = i; j < n && at; j++) {
         if (at.id >= 0) {
-          starts[j + 1]!.push(i);
-          scores[j + 1]!.push(at.score);
-          ids[j + 1]!.push(at.id);
+          const score = at.score + from;
+          if (best[j + 1] === 0 || score >= best[j + 1]!) {
+            best[j + 1] = score;
+            words[j + 1] = at.id;
+          }
           found = true;
         }
         at = j + 1 < n ? at.children.get(symbols[j + 1]!) : undefined;
       }
       // No piece starts here: the symbol alone, as the unknown id 0 with score 0.
-      if (!found) {
-        starts[i + 1]!.push(i);
-        scores[i + 1]!.push(0);
-        ids[i + 1]!.push(0);
-      }
-    }
-    // The package's pass, tie-breaking included: for each end, the pieces ending there in
-    // ascending order of start, a later one winning an equal score; 0 stands for "none yet".
-    const best = new Array<number>(n + 1).fill(0);
-    const words = new Array<number>(n + 1).fill(0);
-    for (let end = 0; end <= n; end++) {
-      const s = starts[end]!;
-      // Several pieces can end here from one start only if the vocabulary repeats a piece; the
-      // stable sort keeps the package's order (by start, then as found).
-      const order = s.map((_, k) => k).sort((a, b) => s[a]! - s[b]!);
-      for (const k of order) {
-        const score = scores[end]![k]! + best[s[k]!]!;
-        if (best[end] === 0 || score >= best[end]!) {
-          best[end] = score;
-          words[end] = ids[end]![k]!;
-        }
+      if (!found && (best[i + 1] === 0 || from >= best[i + 1]!)) {
+        best[i + 1] = from;
+        words[i + 1] = 0;
       }
     }
     const results: number[] = [];
     // Walked back by each piece's length in UTF-16 units, as the package does.
-    for (let at = words.length - 1; at > 0; at -= this.vocabulary[words[at]!]![0].length) results.push(words[at]!);
+    for (let at = n; at > 0; at -= this.lengths[words[at]!]!) results.push(words[at]!);
     const merged: number[] = [];
     let previousUnknown = false;
     for (const id of results) {
