@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import * as energeticCore from '@energetic-ai/core';
 import { tfjsWasmDir, useLiteModelDir } from '../src/search/embeddings/paths.js';
 import type { Vocabulary } from '../src/search/embeddings/sentencePiece.js';
-import { encodeStaticTable, staticTableModelId } from '../src/search/embeddings/staticVectors.js';
+import { encodeStaticTable, staticTableModelId } from '../test/eval/staticVectors.js';
 
 const root = join(__dirname, '..');
 /** Where the table goes by default: not shipped (see DEVELOPERS.md, "Embedding catch-up"), measured by test/eval/static.eval.ts. */

@@ -19,7 +19,7 @@ import { STATIC_TABLE_FILE } from '../../scripts/static-vectors.js';
 import { KeywordOnlyProvider } from '../../src/search/embeddings/keyword.js';
 import { useLiteModelDir } from '../../src/search/embeddings/paths.js';
 import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
-import { StaticVectors } from '../../src/search/embeddings/staticVectors.js';
+import { StaticVectors } from './staticVectors.js';
 import { SearchIndex, type SearchMode } from '../../src/search/searchIndex.js';
 import { MemorySource } from '../fixtures/search-source.js';
 import { EVAL_ATOMS, EVAL_SETS } from './search.eval.js';

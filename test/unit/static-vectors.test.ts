@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useLiteModelDir } from '../../src/search/embeddings/paths.js';
 import { SentencePiece, type Vocabulary } from '../../src/search/embeddings/sentencePiece.js';
-import { encodeStaticTable, StaticVectors, staticTableModelId } from '../../src/search/embeddings/staticVectors.js';
+import { encodeStaticTable, StaticVectors, staticTableModelId } from '../eval/staticVectors.js';
 
 const vocabulary = JSON.parse(readFileSync(join(useLiteModelDir(), 'vocab.json'), 'utf8')) as Vocabulary;
 const tokenizer = new SentencePiece(vocabulary);

@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { SentencePiece, type Vocabulary } from './sentencePiece.js';
+import { SentencePiece, type Vocabulary } from '../../src/search/embeddings/sentencePiece.js';
 
 const MAGIC = 0x54534341; // "ACST" little-endian
 const FORMAT = 1;
