@@ -54,6 +54,9 @@ export interface WriteOutcome<T> {
   notes: WriteNotes;
 }
 
+/** How long the first search after a start waits for the model before answering by words. */
+const COLD_QUERY_WAIT_MS = 500;
+
 export class AtomWorkspace {
   /** The atoms, their history, builds and status: reads only. */
   readonly atoms: AtomReader;
@@ -81,7 +84,9 @@ export class AtomWorkspace {
     this.verification = new Verification(this.atoms, store.onDidChange, log);
     // The user's cache of vectors (search/embeddings/vectorCache.ts): what this machine embedded
     // once, in any clone, is not embedded again. ATOMIC_EMBED_CACHE=0 turns it off.
-    this.search = new SearchIndex(store, embeddings, { logger: log, vectorCache: process.env.ATOMIC_EMBED_CACHE !== '0' });
+    // The first search after a start does not wait seconds for the model's process: past half a
+    // second it answers by words, names and code, and says so (SearchIndexOptions.coldQueryWaitMs).
+    this.search = new SearchIndex(store, embeddings, { logger: log, vectorCache: process.env.ATOMIC_EMBED_CACHE !== '0', coldQueryWaitMs: COLD_QUERY_WAIT_MS });
     store.onDidChange((e) => {
       if (this.boot && mayMoveBoot(e)) this.boot = undefined;
     });

@@ -102,6 +102,21 @@ export interface SearchResult {
   semanticUnavailable?: string;
   /** Atoms that had no vector yet (a backlog still being embedded): only their words could rank them. */
   unembedded?: number;
+  /**
+   * Set when the model had not answered yet since the start and did not within `coldQueryWaitMs`:
+   * this answer is ranked by words, names and code; the model goes on starting for the next one.
+   */
+  modelStarting?: true;
+}
+
+/** The query's vector did not come within the cold start's wait (SearchIndexOptions.coldQueryWaitMs). */
+/** semanticUnavailable's value for ModelStarting (no provider's message looks like it). */
+const STARTING = '\u0000model starting';
+
+class ModelStarting extends Error {
+  constructor() {
+    super('the search model is still starting');
+  }
 }
 
 export interface IndexProgress {
@@ -126,6 +141,13 @@ export interface SearchIndexOptions {
    * workspace turns it on unless ATOMIC_EMBED_CACHE=0.
    */
   vectorCache?: boolean | string;
+  /**
+   * How long a search waits for the query's vector while the model has not answered once since the
+   * start (its process loads in seconds): past that the answer is ranked by words, names and code
+   * and says so (`modelStarting`), and the model goes on loading. Unset: a search waits for the
+   * model (tests, benches and the eval, whose figures assume meaning); the workspace sets it.
+   */
+  coldQueryWaitMs?: number;
 }
 
 export class SearchIndex implements Disposable {
@@ -150,6 +172,8 @@ export class SearchIndex implements Disposable {
   /** Change handling still under way; a search waits for it (read your writes). */
   private readonly settling = new Set<Promise<void>>();
   private disposed = false;
+  /** Whether the model has answered once since the start (its process is up): coldQueryWaitMs applies until then. */
+  private modelAnswered = false;
   private backlogTimer: NodeJS.Timeout | undefined;
   /** This user's cache of vectors by model and text (vectorCache.ts), when the options ask for it. */
   private readonly cache: VectorCache | undefined;
@@ -251,13 +275,13 @@ export class SearchIndex implements Disposable {
     const similarity = new Map<string, number>();
     if (mode !== 'lexical') {
       try {
-        queryVector = await this.embedQuery(text);
+        queryVector = await this.queryVector(text);
         for (const hit of await this.vectors.query(queryVector, CANDIDATES, options.type)) {
           semanticRanking.push(hit.name);
           similarity.set(hit.name, hit.similarity);
         }
       } catch (err) {
-        semanticUnavailable = (err as Error).message;
+        semanticUnavailable = err instanceof ModelStarting ? STARTING : (err as Error).message;
         semanticRanking = [];
       }
     }
@@ -290,7 +314,7 @@ export class SearchIndex implements Disposable {
       if (!foundByWords.has(name) && sim !== null && sim < threshold) continue;
       hits.push({ atom, similarity: sim, cosine: sim, pinned: false });
     }
-    if (semanticUnavailable) return { hits, semanticUnavailable };
+    if (semanticUnavailable) return semanticUnavailable === STARTING ? { hits, modelStarting: true } : { hits, semanticUnavailable };
     return unembedded > 0 ? { hits, unembedded } : { hits };
   }
 
@@ -316,13 +340,13 @@ export class SearchIndex implements Disposable {
     const cosines = new Map<string, number>();
     let floor: number | null = null;
     try {
-      const queryVector = await this.embedQuery(shape.wanted);
+      const queryVector = await this.queryVector(shape.wanted);
       const near = await this.vectors.query(queryVector, COSINE_CANDIDATES, type);
       for (const hit of near) cosines.set(hit.name, hit.similarity);
       // Atoms beyond the nearest COSINE_CANDIDATES are at most this similar.
       if (near.length >= COSINE_CANDIDATES) floor = near.at(-1)!.similarity;
     } catch (err) {
-      semanticUnavailable = (err as Error).message;
+      semanticUnavailable = err instanceof ModelStarting ? STARTING : (err as Error).message;
     }
     const foundByWords = new Set([...own, ...related].map((h) => h.name));
     const pins = this.pinnedNames(text, own.map((h) => h.name), type);
@@ -386,7 +410,7 @@ export class SearchIndex implements Disposable {
       if (!pinned && !foundByWords.has(name) && cos !== null && cos < threshold) continue;
       hits.push({ atom: this.source.get(name)!, similarity: semanticUnavailable ? null : round3(score), cosine: cos, pinned });
     }
-    if (semanticUnavailable) return { hits, semanticUnavailable };
+    if (semanticUnavailable) return semanticUnavailable === STARTING ? { hits, modelStarting: true } : { hits, semanticUnavailable };
     return unembedded > 0 ? { hits, unembedded } : { hits };
   }
 
@@ -652,6 +676,27 @@ export class SearchIndex implements Disposable {
     return failure !== undefined && Date.now() - failure.at < RETRY_PROVIDER_MS;
   }
 
+  /**
+   * The query's vector; while the model has not answered once, waited for at most coldQueryWaitMs
+   * (then ModelStarting, and the embedding goes on: its vector is cached for the next search).
+   */
+  private async queryVector(text: string): Promise<Float32Array> {
+    const wait = this.options.coldQueryWaitMs;
+    if (wait === undefined || this.modelAnswered) return this.embedQuery(text);
+    const vector = this.embedQuery(text);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ModelStarting()), wait);
+      timer.unref?.();
+    });
+    vector.catch(() => {}); // a failure after the wait is noted by embedTexts; nobody awaits it then
+    try {
+      return await Promise.race([vector, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private async embedQuery(text: string): Promise<Float32Array> {
     const early = this.queryInFlight.get(text);
     if (early) return early;
@@ -684,6 +729,7 @@ export class SearchIndex implements Disposable {
       try {
         const vectors = await this.provider.embed(missing);
         this.providerFailure = undefined;
+        this.modelAnswered = true;
         missing.forEach((text, i) => {
           found.set(text, vectors[i]!);
           if (this.queryCache.size >= QUERY_CACHE) this.queryCache.delete(this.queryCache.keys().next().value!);

@@ -113,11 +113,11 @@ export class AtomSearch implements vscode.Disposable {
       return [];
     }
     try {
-      const { hits, semanticUnavailable, unembedded } = await workspace.search.search(query, { limit: RESULTS });
+      const { hits, semanticUnavailable, unembedded, modelStarting } = await workspace.search.search(query, { limit: RESULTS });
       if (sequence !== this.sequence) return []; // a newer query has taken over; its results are shown
       const items = hits.map(toItem);
       this.quickPick.items = items;
-      this.quickPick.title = searchTitle(query, items.length, semanticUnavailable, unembedded);
+      this.quickPick.title = searchTitle(query, items.length, modelStarting ? 'the search model is still starting' : semanticUnavailable, unembedded);
       return items;
     } catch (err) {
       const message = (err as Error).message;

@@ -157,6 +157,32 @@ test('the model starts lazily: nothing is embedded before a search or an edit ne
   await lazy.close();
 });
 
+test('with coldQueryWaitMs, the first search does not wait for the model to start: words rank it and it says so; the next uses meaning', async () => {
+  const dir = tempDir('atomic-cold-');
+  const fresh = new MemorySource(join(dir, '.atomic'), GAME_ATOMS);
+  for (const atom of source.all()) {
+    const row = source.getEmbedding(atom.name);
+    if (row) await fresh.putEmbeddings([row]);
+  }
+  const cold = new SearchIndex(fresh, new UseLiteProvider(), { backlogDelayMs: 60_000, coldQueryWaitMs: 1 });
+  await cold.open();
+  assert.equal(cold.pendingEmbeddings, 0, 'every atom has its vector: only the query needs the model');
+  const first = await cold.search('player_jump');
+  assert.equal(first.modelStarting, true);
+  assert.equal(first.hits[0]?.atom.name, 'player_jump', 'a query naming an atom finds it first by its name');
+  assert.ok(first.hits.every((h) => h.similarity === null), 'no score pretends meaning was used');
+  // The model went on starting; once it has answered, searches use meaning again.
+  let later = await cold.search('make the character go up');
+  for (let waited = 0; later.modelStarting && waited < 60_000; waited += 200) {
+    await new Promise((r) => setTimeout(r, 200));
+    later = await cold.search('make the character go up');
+  }
+  assert.equal(later.modelStarting, undefined);
+  assert.ok(later.hits.every((h) => h.similarity !== null), 'scored with meaning');
+  assert.ok(later.hits.slice(0, 5).some((h) => h.atom.name === 'player_jump'), later.hits.map((h) => h.atom.name).join(', '));
+  await cold.close();
+});
+
 test('a backlog found at open is embedded in the background, with no search asking', async () => {
   const dir = tempDir('atomic-backlog-');
   const fresh = new MemorySource(join(dir, '.atomic'), GAME_ATOMS.slice(0, 3));

@@ -20,10 +20,12 @@ export const semanticSearch = defineTool({
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ query, limit, type_filter, detail = 'full' }, { workspace }) {
-    const { hits, semanticUnavailable, unembedded } = await workspace.search.search(query, { limit: limit ?? 5, type: type_filter });
+    const { hits, semanticUnavailable, unembedded, modelStarting } = await workspace.search.search(query, { limit: limit ?? 5, type: type_filter });
     if (hits.length === 0) return `No atoms found matching: "${query}"`;
     const blocks = hits.map((hit) => formatHit(hit, detail));
-    if (semanticUnavailable) {
+    if (modelStarting) {
+      blocks.unshift('// Ranked by words, names and code only: the search model is still starting (seconds after a start); the next search uses meaning too.');
+    } else if (semanticUnavailable) {
       blocks.unshift(`// Ranked by words only: the embedding model is unavailable (${semanticUnavailable}).`);
     } else if (unembedded) {
       blocks.unshift(`// ${unembeddedNote(unembedded, workspace.atoms.size)}`);

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { AtomicCodingApi } from '../../../src/extension.js';
-import { readyExtension, until } from './support.js';
+import { readyExtension, report, until } from './support.js';
 
 /** The parts of the command's result this test reads. */
 interface SearchItem extends vscode.QuickPickItem {
@@ -42,6 +42,15 @@ describe('Search Atoms', function () {
         outputs: [{ name: 'message', type: 'string' }],
       },
     ]);
+  });
+
+  it('the first search after a start does not wait for the model: words rank it, the title says so; then meaning', async () => {
+    const search = api.lifecycle!.workspace!.search;
+    const first = await search.search('search_greet');
+    assert.equal(first.hits[0]?.atom.name, 'search_greet', 'a query naming an atom finds it first, model or not');
+    report(`first search after the start: ${first.modelStarting ? 'by words (the model was still starting)' : 'with meaning (the model was up)'}`);
+    // The model goes on starting; the next searches use meaning.
+    await until('the model to answer', async () => !(await search.search('restrict a value to a range')).modelStarting, 60_000);
   });
 
   afterEach(async () => {
