@@ -18,6 +18,8 @@ export const LIVE_PREVIEW_DEBUG_TYPE = 'atomic-live-preview';
 export interface LivePreviewDebugOptions {
   runtimeExecutable?: string;
   runtimeArgs?: string[];
+  /** js-debug's log of the session (breakpoints, scripts, source maps), for finding out why one does not bind. */
+  trace?: boolean;
 }
 
 /**
@@ -57,6 +59,7 @@ export function chromeConfiguration(url: string, folder: vscode.Uri, options: Li
     pauseForSourceMap: true,
     // A fresh profile for every session: nothing of the user's browser, nothing left behind to reuse.
     userDataDir: true,
+    ...(options.trace ? { trace: true } : {}),
   };
 }
 

@@ -76,6 +76,6 @@ describe('Hot swap in the live preview panel', function () {
     await workspace().upsert({ name: 'game_loop', type: 'core', code: loop(90), dependencies: ['hs_label'] });
     const restarted = await until('the restarted page to count', () => counts('B', mark).includes(1) && counts('B', mark), 60_000);
     assert.equal(swaps.length, swapsBefore, 'a change to the boot atom is not swapped');
-    report(`a boot atom change restarted the panel's page: the counter started over (${restarted.slice(0, 3).join(', ')} …)`);
+    report(`a boot atom change restarted the panel's page: the counter started over (${restarted.slice(restarted.indexOf(1), restarted.indexOf(1) + 3).join(', ')} …)`);
   });
 });
