@@ -87,8 +87,9 @@ export async function runDebugPreviewUi({ build = true } = {}) {
     const stack = await until(
       'the debugger to stop in draw_cube.js',
       async () => {
+        // VS Code shows the top frame first and the rest when the debugger sends them.
         const r = await rows(page, 'debug-call-stack');
-        return r.some((t) => /draw_cube\.js/.test(t)) ? r : undefined;
+        return r.some((t) => /draw_cube\.js/.test(t)) && r.some((t) => /game_loop\.js/.test(t)) ? r : undefined;
       },
       120_000,
     );
@@ -100,11 +101,15 @@ export async function runDebugPreviewUi({ build = true } = {}) {
     check('and the game loop in game_loop.js', frames.slice(top + 1).some((t) => /game_loop\.js/.test(t)), JSON.stringify(frames.slice(top + 1, top + 6)));
     const stopped = await until('the stopped line in the editor', async () => ((await page.locator('.monaco-editor .debug-top-stack-frame-line').count()) > 0 ? true : undefined));
     check('the editor shows atoms/draw_cube.js stopped on the line', stopped && (await page.locator('.tabs-container .tab.active', { hasText: 'draw_cube.js' }).count()) > 0);
+    // The Local scope (VS Code names it after the function) opens with a click.
+    await page.locator('.debug-variables .monaco-list-row', { hasText: 'Local' }).first().click();
     const variables = await until('the atom\'s variables', async () => {
       const r = await rows(page, 'debug-variables');
-      return ['x:', 'y:', 'size:', 'height:'].every((v) => r.some((t) => t.trim().startsWith(v))) ? r : undefined;
+      // Rows read `x = 120`.
+      const has = (name) => r.some((t) => new RegExp(`^${name}\\s*=\\s*\\S`).test(t.trim()));
+      return ['x', 'y', 'size', 'height'].every(has) ? r : undefined;
     });
-    check("the Variables view shows the atom's locals (x, y, ctx, size, height)", variables.some((t) => t.trim().startsWith('ctx:')), JSON.stringify(variables.slice(0, 8).map((t) => t.replace(/\s+/g, ' '))));
+    check("the Variables view shows the atom's locals (x, y, ctx, size, height)", variables.some((t) => /^ctx\s*=/.test(t.trim())), JSON.stringify(variables.slice(0, 8).map((t) => t.replace(/\s+/g, ' '))));
     await page.waitForTimeout(500);
     await page.screenshot({ path: join(shots, '1-stopped-in-draw_cube.png') });
     log('screenshot 1-stopped-in-draw_cube.png');
