@@ -72,18 +72,21 @@ export class BundleMap {
   /**
    * Where a runtime error or a console call came from: the first frame of `stack` that is in the
    * bundle (a frame naming `file`, `latest.js` by default) and lies inside an atom; else `fallbackLine`.
+   * `offset`: lines of `file` above the bundle's first line (a page that holds the bundle inline without
+   * a `sourceURL`, page.ts bundleLineOffset); frames above the bundle are not the bundle's.
    */
-  locate(stack: string | null | undefined, fallbackLine?: number | null, file = 'latest.js'): BundleLocation {
+  locate(stack: string | null | undefined, fallbackLine?: number | null, file = 'latest.js', offset = 0): BundleLocation {
     let firstLine: number | null = null;
     for (const frame of stackFrames(stack ?? '', file)) {
       // A function swapped in (hotSwap.ts) is its own script, named after its atom: its lines are the atom's.
       if (typeof frame !== 'number') return { atom: frame.atom, line: null, atomLine: frame.atomLine };
-      const line = frame;
+      const line = frame - offset;
+      if (line < 1) continue;
       firstLine ??= line;
       const hit = this.atomAt(line);
       if (hit) return { atom: hit.atom, line, atomLine: hit.atomLine };
     }
-    const line = firstLine ?? (fallbackLine && fallbackLine > 0 ? fallbackLine : null);
+    const line = firstLine ?? (fallbackLine && fallbackLine - offset > 0 ? fallbackLine - offset : null);
     const hit = line ? this.atomAt(line) : null;
     return { atom: hit?.atom ?? null, line, atomLine: hit?.atomLine ?? null };
   }

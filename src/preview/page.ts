@@ -256,13 +256,36 @@ ${text}</pre>
 }
 
 /**
- * The bundle as an inline script: its first line is line 1 of the script, and `sourceURL` names it
- * `latest.js`, so stack traces carry the bundle's own line numbers. `</script` inside the code is
- * escaped (`<\/script` means the same in strings, templates and regular expressions).
+ * The bundle as an inline script. In the webview (`scriptUrl` `latest.js`) a `sourceURL` names it
+ * `latest.js`, so stack traces carry the bundle's own line numbers. Served from an address (the loopback
+ * preview, `scriptUrl` its latest.js), it has no `sourceURL`: it is the page's own inline script, and the
+ * map line names latest.js.map by its address. A debugger needs that: for an inline script with a
+ * `sourceURL`, Chromium reports the script's start in the page (Debugger.scriptParsed) but positions
+ * inside it from the script's first line, and js-debug, which adds the start to every position of an
+ * inline script, then sets breakpoints and maps paused frames a page's worth of lines off (no breakpoint
+ * in an atom ever bound). Stack traces there name the page with its lines (`bundleLineOffset`).
+ * `</script` inside the code is escaped (`<\/script` means the same in strings, templates and regular
+ * expressions).
  */
 export function inlineBundleTag(bundle: string, nonce?: string, scriptUrl = 'latest.js'): string {
   let code = bundle.replace(/<\/(script)/gi, '<\\/$1');
+  const open = `<script${nonce ? ` nonce="${nonce}"` : ''}>`;
+  if (scriptUrl === 'latest.js') return `${open}${code}\n//# sourceURL=${scriptUrl}\n</script>`;
   // A map named by an address: the bundle's own line names it relative to latest.js, which an inline script is not.
-  if (scriptUrl !== 'latest.js') code = code.replace(/\/\/# sourceMappingURL=([^\n]*)\n?$/, (_all, name: string) => `//# sourceMappingURL=${new URL(name, scriptUrl).href}\n`);
-  return `<script${nonce ? ` nonce="${nonce}"` : ''}>${code}\n//# sourceURL=${scriptUrl}\n</script>`;
+  code = code.replace(/\/\/# sourceMappingURL=([^\n]*)\n?$/, (_all, name: string) => `//# sourceMappingURL=${new URL(name, scriptUrl).href}\n`);
+  return `${open}${code}\n</script>`;
+}
+
+/**
+ * Lines of `html` (a frame page, framePage) above the first line of `bundle` in it, for stack traces of
+ * a bundle inlined without a `sourceURL` (they count the page's lines); 0 when it is not there.
+ */
+export function bundleLineOffset(html: string, bundle: string): number {
+  const firstLine = bundle.slice(0, bundle.indexOf('\n') >>> 0).replace(/<\/(script)/gi, '<\\/$1');
+  if (!firstLine) return 0;
+  const at = html.indexOf(LOCKDOWN_SCRIPT + firstLine);
+  if (at < 0) return 0;
+  let n = 0;
+  for (let i = html.indexOf('\n'); i >= 0 && i < at; i = html.indexOf('\n', i + 1)) n++;
+  return n;
 }

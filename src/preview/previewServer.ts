@@ -23,7 +23,7 @@ import { Emitter } from '../util/event.js';
 import type { BundleLocation, ConsoleLevel, SwapAtom } from '../protocol/webviewMessages.js';
 import { BundleMap } from './bundleMap.js';
 import { makeFrameNonce } from './csp.js';
-import { framePage, refusedPage, shellCsp, shellPage, type PreludeReport } from './page.js';
+import { bundleLineOffset, framePage, refusedPage, shellCsp, shellPage, type PreludeReport } from './page.js';
 
 /** The page's HTML, null for the built-in page, or the reason the page may not be shown. */
 export type ServedPage = string | null | { refused: string };
@@ -62,6 +62,8 @@ export class PreviewServer {
   private readonly reports = new Emitter<BrowserReport>();
   private lastBuild: BuildEvent | undefined;
   private map: { bundle: string; map: BundleMap } | undefined;
+  /** Lines of the last frame page served above its bundle (stack traces there count the page's lines). */
+  private frameOffset = 0;
   private generation = 0;
   /** The secret first part of every path: 128 random bits as hex, new at every start. */
   private readonly secret = randomBytes(16).toString('hex');
@@ -190,8 +192,13 @@ export class PreviewServer {
     const page = await this.options.page();
     // A refused page: the reason, without the bundle (it would run against a page that is not there).
     if (page !== null && typeof page === 'object') return framePage(refusedPage(page.refused), '', makeFrameNonce());
-    // Named by its address, so a debugger attached to the browser finds latest.js.map next to it.
-    return framePage(page, await this.bundle(), makeFrameNonce(), this.options.hotSwap?.() ?? false, `${this.url}latest.js`);
+    // The map named by its address, so a debugger attached to the browser finds latest.js.map; the bundle
+    // is the page's own inline script (no sourceURL, see inlineBundleTag): its stack frames name
+    // frame.html, counted from the page's first line.
+    const bundle = await this.bundle();
+    const html = framePage(page, bundle, makeFrameNonce(), this.options.hotSwap?.() ?? false, `${this.url}latest.js`);
+    this.frameOffset = bundleLineOffset(html, bundle);
+    return html;
   }
 
   private async bundle(): Promise<string> {
@@ -255,7 +262,8 @@ export class PreviewServer {
   private async locate(stack: string | null, line: number | null): Promise<BundleLocation> {
     const bundle = await this.bundle();
     if (this.map?.bundle !== bundle) this.map = { bundle, map: new BundleMap(bundle) };
-    return this.map.map.locate(stack, line);
+    // The offset depends on the page around the bundle, the same for every bundle until the page changes.
+    return this.map.map.locate(stack, line, 'frame.html', this.frameOffset);
   }
 }
 

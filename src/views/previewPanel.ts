@@ -40,7 +40,7 @@ export class PreviewPanel implements vscode.Disposable {
   private readonly reportEmitter = new vscode.EventEmitter<PreviewToHost>();
   /** The page started a bundle (its generation); for tests and the status. */
   readonly onDidLoad = this.loadedEmitter.event;
-  /** Console lines and runtime errors from the running bundle. */
+  /** Console lines and runtime errors from the running bundle, and the swaps it took (`swapped`, with the atoms' names). */
   readonly onDidReport = this.reportEmitter.event;
   loadedGeneration = 0;
 
@@ -92,9 +92,13 @@ export class PreviewPanel implements vscode.Disposable {
         void this.sendBuild(this.deps.lifecycle?.lastBuild);
         break;
       case 'loaded':
+        this.loadedGeneration = m.generation;
+        this.loadedEmitter.fire(m.generation);
+        break;
       case 'swapped':
         this.loadedGeneration = m.generation;
         this.loadedEmitter.fire(m.generation);
+        this.reportEmitter.fire(m);
         break;
       case 'swapFailed':
         this.deps.log.warn(`preview: the swap failed (${m.message}); restarting`);

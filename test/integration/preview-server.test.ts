@@ -112,10 +112,15 @@ test('a console report from the page is mapped to the atom of its stack frame', 
         headers: { 'Content-Type': 'application/json', Origin: origin },
         body: JSON.stringify(body),
       });
-    const ok = await post({ source: 'atomic-preview', kind: 'console', level: 'warn', text: 'low', stack: `Error\n at console.warn (x)\n at player_jump (http://127.0.0.1/latest.js?v=0:${line}:3)` });
+    // The page holds the bundle inline without a sourceURL (a debugger needs that, page.ts inlineBundleTag):
+    // its frames name frame.html and count the page's lines, the prelude's above the bundle's.
+    const frame = await (await fetch(new URL('frame.html?v=0', server.url))).text();
+    const pageLine = frame.split('\n').findIndex((l) => l.includes('function player_jump(')) + 2;
+    assert.ok(pageLine > line, 'the bundle is below the prelude in the page');
+    const ok = await post({ source: 'atomic-preview', kind: 'console', level: 'warn', text: 'low', stack: `Error\n at console.warn (${server.url}frame.html?v=0:40:7)\n at player_jump (${server.url}frame.html?v=0:${pageLine}:3)` });
     assert.equal(ok.status, 204);
     assert.deepEqual(reports, [{ kind: 'console', level: 'warn', text: 'low', atom: 'player_jump', line, atomLine: 2 }]);
-    const err = await post({ source: 'atomic-preview', kind: 'error', message: 'Uncaught boom', stack: null, line });
+    const err = await post({ source: 'atomic-preview', kind: 'error', message: 'Uncaught boom', stack: null, line: pageLine });
     assert.equal(err.status, 204);
     assert.equal(reports[1]!.kind === 'error' && reports[1]!.message, 'Uncaught boom');
     assert.equal(reports[1]!.atom, 'player_jump');

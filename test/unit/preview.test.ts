@@ -5,7 +5,7 @@ import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { validateDraft } from '../../src/atoms/validate.js';
 import { createBundle } from '../../src/bundle/bundler.js';
 import { atomSpans, BundleMap, bundleLines, describeLocation } from '../../src/preview/bundleMap.js';
-import { composePage, DEFAULT_PAGE, inlineBundleTag, preludeScript } from '../../src/preview/page.js';
+import { bundleLineOffset, composePage, DEFAULT_PAGE, framePage, inlineBundleTag, preludeScript } from '../../src/preview/page.js';
 import { cube } from '../support/atoms.js';
 
 function toAtom(d: AtomDraft): Atom {
@@ -103,6 +103,22 @@ test('inlineBundleTag keeps line 1 of the bundle on line 1 of the script and esc
   assert.ok(tag.startsWith('<script nonce="abc">const a = "<\\/script>";\nfoo();\n//# sourceURL=latest.js\n</script>'));
   // The escaped code means the same.
   assert.equal(runInNewContext('const a = "<\\/script>"; a'), '</script>');
+});
+
+test("served from an address, the bundle is the page's own script (no sourceURL), its map named by address, and its frames located by the page's lines", () => {
+  const bundle = '// === Atomic Coding Bundle ===\n(function() {\n  // --- [feature] jump ---\n  function jump() {\n    return 1;\n  }\n\n  // Boot\n})();\n//# sourceMappingURL=latest.js.map\n';
+  const tag = inlineBundleTag(bundle, undefined, 'http://127.0.0.1:9/s/latest.js');
+  assert.ok(!tag.includes('sourceURL'), tag);
+  assert.ok(tag.includes('\n//# sourceMappingURL=http://127.0.0.1:9/s/latest.js.map\n'), tag);
+  const html = framePage('<!doctype html>\n<html>\n<body>\n<canvas id="game"></canvas>\n<script src="latest.js"></script>\n</body>\n</html>\n', bundle, 'nonce-0123456789abcdef', false, 'http://127.0.0.1:9/s/latest.js');
+  const offset = bundleLineOffset(html, bundle);
+  const lines = html.split('\n');
+  assert.ok(lines[offset]!.endsWith('// === Atomic Coding Bundle ==='), lines[offset]);
+  const inPage = offset + 5; // 1-based: the bundle's line 5, `return 1;`
+  assert.equal(lines[inPage - 1]!.trim(), 'return 1;');
+  const located = new BundleMap(bundle).locate(`Error\n at log (http://127.0.0.1:9/s/frame.html?v=1:3:5)\n at jump (http://127.0.0.1:9/s/frame.html?v=1:${inPage}:5)`, null, 'frame.html', offset);
+  assert.deepEqual(located, { atom: 'jump', line: 5, atomLine: 2 });
+  assert.equal(bundleLineOffset('<p>no bundle</p>', bundle), 0);
 });
 
 test('the prelude reports console calls and errors with their stacks', () => {

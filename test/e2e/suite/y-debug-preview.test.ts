@@ -26,6 +26,8 @@ describe('Debug Live Preview', function () {
   this.timeout(120_000);
   let api: AtomicCodingApi;
   const stops: StoppedEvent[] = [];
+  /** What the debugger printed (its Debug Console), reported when it does not stop. */
+  const output: string[] = [];
   const disposables: vscode.Disposable[] = [];
 
   before(async () => {
@@ -34,8 +36,9 @@ describe('Debug Live Preview', function () {
     disposables.push(
       vscode.debug.registerDebugAdapterTrackerFactory('*', {
         createDebugAdapterTracker: (session) => ({
-          onDidSendMessage: (m: { type?: string; event?: string; body?: StoppedEvent['body'] }) => {
+          onDidSendMessage: (m: { type?: string; event?: string; body?: StoppedEvent['body'] & { output?: string } }) => {
             if (m.type === 'event' && m.event === 'stopped' && m.body) stops.push({ session, body: m.body });
+            if (m.type === 'event' && m.event === 'output' && m.body?.output) output.push(m.body.output.trimEnd());
           },
         }),
       }),
@@ -60,9 +63,18 @@ describe('Debug Live Preview', function () {
     const line = text.split('\n').findIndex((l) => l.includes('const next'));
     vscode.debug.addBreakpoints([new vscode.SourceBreakpoint(new vscode.Location(vscode.Uri.file(file), new vscode.Position(line, 0)))]);
 
-    const started = await vscode.commands.executeCommand<boolean>('atomicCoding.debugPreview', { runtimeArgs: ['--headless=new', '--no-sandbox', '--disable-gpu'] });
+    // No browser arguments of the test's own: the configuration must work as a user starts it (headless
+    // where the host has no display, as code-server's has not).
+    const session = new Promise<vscode.DebugSession>((resolve) => disposables.push(vscode.debug.onDidStartDebugSession(resolve)));
+    const started = await vscode.commands.executeCommand<boolean>('atomicCoding.debugPreview');
     assert.equal(started, true, 'the debug session started');
-    const stop = await until('the debugger to stop at the breakpoint', () => stops.find((s) => s.body.reason === 'breakpoint' || s.body.reason === 'step') ?? stops[0], 60_000);
+    const { configuration } = await session;
+    report(`Debug Live Preview resolved to ${configuration.type} ${configuration.request} ${configuration.url} (${configuration.browserLaunchLocation}, ${configuration.runtimeExecutable} ${(configuration.runtimeArgs as string[]).join(' ')})`);
+    const stop = await until('the debugger to stop at the breakpoint', () => stops.find((s) => s.body.reason === 'breakpoint' || s.body.reason === 'step') ?? stops[0], 60_000).catch(async (err: Error) => {
+      const sources: unknown = await Promise.resolve(vscode.debug.activeDebugSession?.customRequest('loadedSources')).catch((e: Error) => e.message);
+      report(`the debugger did not stop; its console: ${output.slice(-20).join(' | ')}; loaded sources: ${JSON.stringify(sources)?.slice(0, 2000)}`);
+      throw err;
+    });
     const trace = (await stop.session.customRequest('stackTrace', { threadId: stop.body.threadId })) as { stackFrames: StackFrame[] };
     const top = trace.stackFrames[0]!;
     report(`stopped: ${trace.stackFrames.slice(0, 4).map((f) => `${f.name} ${f.source?.path ?? f.source?.name}:${f.line}`).join(' <- ')}`);
