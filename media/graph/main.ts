@@ -274,7 +274,8 @@ async function layoutInWorker(eles: cytoscape.CollectionReturnValue, options: Re
   const w = await layoutWorker();
   if (!w) return null;
   const id = ++layoutRequest;
-  status.textContent = `Laying out ${eles.nodes().length} atoms…`;
+  const n = eles.nodes().length;
+  status.textContent = `Laying out ${n} atom${n === 1 ? '' : 's'}…`;
   const request: LayoutRequest = {
     id,
     nodes: eles.nodes().map((n) => ({ id: n.id(), w: n.outerWidth(), h: n.outerHeight() })),
@@ -446,7 +447,8 @@ $('fit').addEventListener('click', () => {
 });
 $('relayout').addEventListener('click', () => {
   layered = true;
-  status.textContent = `Laying out ${cy.nodes().not('.hidden').length} atoms…`;
+  const n = cy.nodes().not('.hidden').length;
+  status.textContent = `Laying out ${n} atom${n === 1 ? '' : 's'}…`;
   // Let the status paint before the layout holds the thread.
   setTimeout(() => runLayout(true, () => updateStatus()), 30);
 });
