@@ -8,7 +8,7 @@ import cytoscape from 'cytoscape';
 import dagre from 'cytoscape-dagre';
 import type { GraphSnapshot, GraphToHost, GraphViewMode } from '../../src/protocol/webviewMessages.js';
 import { isHostToGraph } from '../../src/protocol/webviewMessages.js';
-import { AutoFit, cycleEdges, diffGraph, GraphIndex, overviewLayout, searchNames, type OverviewGroup } from './model.js';
+import { AutoFit, cycleEdges, diffGraph, GraphIndex, headingPositions, overviewLayout, searchNames, type OverviewGroup } from './model.js';
 import type { LayoutRequest, LayoutResult } from './layoutWorker.js';
 import { graphStyle, readTheme } from './theme.js';
 
@@ -226,10 +226,16 @@ function showGroupLabels(groups: OverviewGroup[]): void {
 function placeGroupLabels(): void {
   const zoom = cy.zoom();
   const pan = cy.pan();
+  const labels = [...groupLabels.children] as HTMLElement[];
+  const lefts = headingPositions(
+    overviewGroups.map((g) => ({ start: g.x * zoom + pan.x, end: (g.x + g.width) * zoom + pan.x })),
+    labels.map((el) => el.offsetWidth),
+    groupLabels.clientWidth,
+  );
   overviewGroups.forEach((g, i) => {
-    const el = groupLabels.children[i] as HTMLElement | undefined;
+    const el = labels[i];
     if (!el) return;
-    el.style.left = `${g.x * zoom + pan.x}px`;
+    el.style.left = `${lefts[i]}px`;
     el.style.top = `${g.y * zoom + pan.y - 22}px`;
   });
 }
