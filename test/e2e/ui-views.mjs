@@ -175,6 +175,8 @@ export async function runViewsUi({ build = true } = {}) {
       await choose('History of solo_greeting', `v${version}`);
       await choose(`solo_greeting v${version}`, action);
     };
+    // Keyboard focus out of the graph's webview (a quick pick that opens from there can lose focus and close).
+    await page.locator('.part.sidebar .monaco-list-row', { hasText: 'solo_greeting' }).first().click();
     await history(1, 'Compare with Current');
     const compareTab = page.locator('.tabs-container .tab', { hasText: 'solo_greeting: v1 ↔ current' }).first();
     await compareTab.waitFor({ timeout: 20_000 }).catch(() => {});
