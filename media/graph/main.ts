@@ -8,7 +8,7 @@ import cytoscape from 'cytoscape';
 import dagre from 'cytoscape-dagre';
 import type { GraphSnapshot, GraphToHost, GraphViewMode } from '../../src/protocol/webviewMessages.js';
 import { isHostToGraph } from '../../src/protocol/webviewMessages.js';
-import { AutoFit, cycleEdges, diffGraph, GraphIndex, overviewLayout, searchNames, type OverviewGroup } from './model.js';
+import { AutoFit, cycleEdges, diffGraph, GraphIndex, headingPositions, overviewLayout, searchNames, type OverviewGroup } from './model.js';
 import type { LayoutRequest, LayoutResult } from './layoutWorker.js';
 import { graphStyle, readTheme } from './theme.js';
 
@@ -226,10 +226,16 @@ function showGroupLabels(groups: OverviewGroup[]): void {
 function placeGroupLabels(): void {
   const zoom = cy.zoom();
   const pan = cy.pan();
+  const labels = [...groupLabels.children] as HTMLElement[];
+  const lefts = headingPositions(
+    overviewGroups.map((g) => ({ start: g.x * zoom + pan.x, end: (g.x + g.width) * zoom + pan.x })),
+    labels.map((el) => el.offsetWidth),
+    groupLabels.clientWidth,
+  );
   overviewGroups.forEach((g, i) => {
-    const el = groupLabels.children[i] as HTMLElement | undefined;
+    const el = labels[i];
     if (!el) return;
-    el.style.left = `${g.x * zoom + pan.x}px`;
+    el.style.left = `${lefts[i]}px`;
     el.style.top = `${g.y * zoom + pan.y - 22}px`;
   });
 }
@@ -274,7 +280,8 @@ async function layoutInWorker(eles: cytoscape.CollectionReturnValue, options: Re
   const w = await layoutWorker();
   if (!w) return null;
   const id = ++layoutRequest;
-  status.textContent = `Laying out ${eles.nodes().length} atoms…`;
+  const n = eles.nodes().length;
+  status.textContent = `Laying out ${n} atom${n === 1 ? '' : 's'}…`;
   const request: LayoutRequest = {
     id,
     nodes: eles.nodes().map((n) => ({ id: n.id(), w: n.outerWidth(), h: n.outerHeight() })),
@@ -446,7 +453,8 @@ $('fit').addEventListener('click', () => {
 });
 $('relayout').addEventListener('click', () => {
   layered = true;
-  status.textContent = `Laying out ${cy.nodes().not('.hidden').length} atoms…`;
+  const n = cy.nodes().not('.hidden').length;
+  status.textContent = `Laying out ${n} atom${n === 1 ? '' : 's'}…`;
   // Let the status paint before the layout holds the thread.
   setTimeout(() => runLayout(true, () => updateStatus()), 30);
 });

@@ -166,6 +166,25 @@ export interface OverviewGroup {
   height: number;
 }
 
+/**
+ * Where each overview heading goes, left to right, in the view's pixels: over the start of its group,
+ * but never over the heading before it (a narrow group, e.g. 55 core atoms in two columns, is narrower
+ * than "core · 55 atoms"), and kept inside the view while its group is in it: a group that starts left
+ * of the view keeps its heading at the view's left edge, and a heading that would run past the right
+ * edge is aligned to its group's right end instead. `groups` are the groups' left and right ends on
+ * screen, in order; `widths` the headings' widths.
+ */
+export function headingPositions(groups: readonly { start: number; end: number }[], widths: readonly number[], viewWidth: number, margin = 4): number[] {
+  let minLeft = -Infinity;
+  return groups.map((g, i) => {
+    const w = widths[i] ?? 0;
+    let left = Math.max(g.start, Math.min(margin, g.end - w), minLeft);
+    if (left + w > viewWidth - margin) left = Math.max(minLeft, Math.min(left, g.end - w, viewWidth - margin - w));
+    minLeft = left + w + 6;
+    return left;
+  });
+}
+
 /** The order the overview shows the types in: the entry points first, tests last. */
 const TYPE_ORDER = ['core', 'feature', 'util', 'test'];
 

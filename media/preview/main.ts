@@ -52,7 +52,7 @@ function swap(m: Extract<HostToPreview, { type: 'swap' }>): void {
   }
   generation = m.generation;
   frame.contentWindow.postMessage({ source: 'atomic-host', kind: 'swap', id: m.generation, atoms: m.atoms }, '*');
-  setState('running', `latest.js · ${m.build.atomCount} atoms · swapped ${time(m.build.createdAt)}`);
+  setState('running', `latest.js · ${m.build.atomCount} atom${m.build.atomCount === 1 ? '' : 's'} · swapped ${time(m.build.createdAt)}`);
 }
 
 function showFailure(build: PreviewBuild): void {
@@ -88,7 +88,7 @@ function addEntry(level: string, text: string, location: BundleLocation | null):
     open: (atom, line) => post({ type: 'openAtom', name: atom, line }),
   });
   entries++;
-  consoleCount.textContent = errors ? `${entries} (${errors} errors)` : String(entries);
+  consoleCount.textContent = errors ? `${entries} (${errors} error${errors === 1 ? '' : 's'})` : String(entries);
 }
 
 /** A report from the frame's prelude; anything else the frame sends is ignored. */

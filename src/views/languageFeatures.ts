@@ -308,8 +308,9 @@ export class AtomLanguageFeatures implements vscode.Disposable {
    * The rename as one file rename `atom:/<old>.js` -> `atom:/<new>.js`: applying it calls the atom
    * file system's rename, which is workspace.rename (rename_atom's path: all or nothing, callers
    * rewritten in the store; their editors and files follow the store). VS Code's rename preview
-   * (Shift+Enter) shows it with the callers named; their text edits come from the store, not from
-   * this edit, so a refused rename changes nothing anywhere.
+   * (Ctrl+Enter, Shift+Enter before 1.139) lists it as `/<old>.js → /<new>.js` (the callers, in the
+   * entry's description, show only where the preview groups by category); their text edits come from
+   * the store, not from this edit, so a refused rename changes nothing anywhere.
    */
   private rename(document: vscode.TextDocument, position: vscode.Position, newName: string): vscode.WorkspaceEdit | undefined {
     const t = this.target(document, position);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Atom, AtomType } from '../../src/atoms/model.js';
 import { graphSnapshot } from '../../src/protocol/graphSnapshot.js';
 import { isGraphToHost, isPreviewToHost } from '../../src/protocol/webviewMessages.js';
-import { AutoFit, cycleEdges, diffGraph, edgesOf, GraphIndex, searchNames } from '../../media/graph/model.js';
+import { AutoFit, cycleEdges, diffGraph, edgesOf, GraphIndex, headingPositions, searchNames } from '../../media/graph/model.js';
 
 function atom(name: string, type: AtomType, dependencies: string[] = []): Atom {
   return { name, type, code: `function ${name}() {}`, inputs: [], outputs: [], dependencies, description: null, version: 1, created_at: 't', updated_at: 't' };
@@ -151,4 +151,19 @@ test('the overview of a big graph groups 1,000 atoms by type into blocks that fi
     assert.ok(aspect > 0.8 && aspect < 3.5, `the overview is about the panel's shape, not a strip (aspect ${aspect.toFixed(2)})`);
     assert.equal(new Set(Object.values(positions).map((p) => `${p.x},${p.y}`)).size, 1000, 'no two atoms in one place');
   }
+});
+
+test("the overview's headings never overlap and stay inside the view", () => {
+  // As the e2e run saw 1,000 atoms: core two columns wide (narrower than its heading), util at the right edge.
+  const groups = [{ start: 40, end: 110 }, { start: 100, end: 860 }, { start: 920, end: 990 }];
+  const widths = [115, 150, 110];
+  const lefts = headingPositions(groups, widths, 1000);
+  assert.equal(lefts[0], 40, 'the first heading over its group');
+  assert.ok(lefts[1]! >= lefts[0]! + widths[0]!, 'the next heading starts after the one before');
+  assert.ok(lefts[2]! + widths[2]! <= 1000 - 4, 'the last heading inside the view');
+  assert.equal(lefts[2], 990 - 110, 'aligned to its group\'s right end');
+  // Zoomed in: the group that starts left of the view keeps its heading at the view's edge.
+  assert.deepEqual(headingPositions([{ start: -500, end: 600 }], [150], 1000), [4]);
+  // ...until its group leaves: then the heading leaves with it.
+  assert.deepEqual(headingPositions([{ start: -500, end: 100 }], [150], 1000), [-50]);
 });
