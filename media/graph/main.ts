@@ -506,6 +506,16 @@ if (saved) {
   /** Whether a resize fits the graph (no user zoom or pan since the last fit). */
   autoFit: () => autoFit.following,
   classesOf: (name: string) => cy.getElementById(name).classes(),
+  /** A point of the view (CSS pixels, as positionOf) where no node is drawn: where a person clicks to clear. */
+  emptyPoint: () => {
+    const boxes = cy.nodes().map((n) => n.renderedBoundingBox({}));
+    for (let y = 4; y < cy.height(); y += 12) {
+      for (let x = 4; x < cy.width(); x += 12) {
+        if (!boxes.some((b) => x >= b.x1 - 4 && x <= b.x2 + 4 && y >= b.y1 - 4 && y <= b.y2 + 4)) return { x, y };
+      }
+    }
+    return null;
+  },
 };
 
 post({ type: 'ready' });

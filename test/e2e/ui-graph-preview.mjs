@@ -467,7 +467,10 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     await big.locator('#search').fill('gen_l8_a520');
     await big.locator('#search').press('Enter');
     await until('the search to centre the atom', async () => (await graphStatus(big)).selected === 'gen_l8_a520');
-    await big.locator('#graph').click({ position: { x: 3, y: 3 } });
+    // The background, where no node is drawn (the overview packs its boxes close together).
+    const background = await big.evaluate(() => window.atomicGraph.emptyPoint());
+    check('the 1,000-atom view has background to click', background !== null, JSON.stringify(background));
+    await big.locator('#graph').click({ position: background ?? { x: 3, y: 3 } });
     await until('the selection to clear', async () => (await graphStatus(big)).selected === '');
     await big.waitForTimeout(300);
     const bigNode = await big.evaluate(() => window.atomicGraph.positionOf('gen_l8_a520'));
