@@ -413,8 +413,10 @@ function setMode(next: GraphViewMode): void {
 }
 
 cy.on('tap', 'node', (e) => select(e.target.id()));
+// A tap off the nodes clears the selection, on an edge too (edges do nothing of their own, and a big
+// graph's edges cover most of its background).
 cy.on('tap', (e) => {
-  if (e.target === cy) select(null);
+  if (e.target === cy || (e.target as cytoscape.SingularElementArgument).isEdge()) select(null);
 });
 cy.on('dbltap', 'node', (e) => post({ type: 'open', name: e.target.id() }));
 cy.on('mouseover', 'node', (e) => {
