@@ -349,7 +349,7 @@ export class Builder {
    * Where the map's sources are: set by the workspace (the text tree's folder, else the atom editor's
    * `atom:` documents, embedded). Called with the map's path.
    */
-  mapSources: (mapPath: string) => SourceMapSources = () => ({ source: (name) => `atom:/${name}.js`, embed: true });
+  mapSources: (mapPath: string) => SourceMapSources = () => ({ prefix: 'atom:/', embed: true });
 
   /**
    * Sources under `folder` (the text tree's), relative to the map; `fileText` gives an atom's file text
@@ -358,8 +358,7 @@ export class Builder {
   static folderSources(folder: string, fileText: (atom: Atom) => string | undefined): (mapPath: string) => SourceMapSources {
     return (mapPath) => {
       const base = relative(dirname(mapPath), folder).split(sep).join('/');
-      const prefix = base ? `${base}/` : '';
-      return { source: (name) => `${prefix}${name}.js`, embed: false, fileText };
+      return { prefix: base ? `${base}/` : '', embed: false, fileText };
     };
   }
 

@@ -16,8 +16,11 @@ import type { Atom } from '../atoms/model.js';
 
 /** Where a map's sources live: a path (relative to the map) or a URI per atom, and whether to embed the text. */
 export interface SourceMapSources {
-  /** The source of an atom as the map names it (`../atoms/player_jump.js`, `atom:/player_jump.js`). */
-  source(name: string): string;
+  /**
+   * The source of an atom as the map names it, `prefix` + name + `.js` (`../atoms/player_jump.js`,
+   * `atom:/player_jump.js`): written as three pieces, no string made per atom.
+   */
+  prefix: string;
   /** Embed each atom's file text (`sourcesContent`): for sources no one can read from disk (the editor's). */
   embed: boolean;
   /**
@@ -144,13 +147,19 @@ export class SourceMapEncoder {
   private bytesAt = 0;
   private previousSource = 0;
   private previousLine = 0;
+  /** A source's JSON before the name (`"../atoms/`), made once. */
+  private readonly quotedPrefix: string;
+  /** Which piece of a source comes next (phase 11). */
+  private parts = 0;
 
   constructor(
     private readonly atoms: readonly Atom[],
     private readonly firstLine: number,
     private readonly sources: SourceMapSources,
     private readonly file: string,
-  ) {}
+  ) {
+    this.quotedPrefix = JSON.stringify(sources.prefix).slice(0, -1);
+  }
 
   /** Whether every byte of the map has been written. */
   get done(): boolean {
@@ -230,6 +239,14 @@ export class SourceMapEncoder {
 
   /** The next piece of text outside the mappings; undefined when the map is done. */
   private next(): string | undefined {
+    for (;;) {
+      const piece = this.piece();
+      if (piece !== undefined || this.phase === 6) return piece;
+    }
+  }
+
+  /** `next`'s step: a piece, or undefined when the phase only moved on (or the map is done). */
+  private piece(): string | undefined {
     switch (this.phase) {
       case 0:
         this.phase = 1;
@@ -241,7 +258,19 @@ export class SourceMapEncoder {
           return ']';
         }
         const i = this.index++;
-        return (i > 0 ? ',' : '') + JSON.stringify(this.sources.source(this.atoms[i]!.name));
+        const name = this.atoms[i]!.name;
+        // A stored name is a JavaScript name (nothing to escape); anything else is quoted whole.
+        if (!PLAIN_NAME.test(name)) return (i > 0 ? ',' : '') + JSON.stringify(sourceOf(this.sources, name));
+        this.parts = i > 0 ? 0 : 1;
+        this.phase = 11;
+        return undefined;
+      }
+      case 11: {
+        // `,` `"prefix` `name` `.js"`, one piece at a time.
+        const name = this.atoms[this.index - 1]!.name;
+        const piece = this.parts === 0 ? ',' : this.parts === 1 ? this.quotedPrefix : this.parts === 2 ? name : '.js"';
+        if (++this.parts === 4) this.phase = 1;
+        return piece;
       }
       case 2:
         this.phase = 3;
@@ -277,6 +306,13 @@ export class SourceMapEncoder {
 function ascii(buffer: Buffer, at: number, text: string): number {
   for (let k = 0; k < text.length; k++) buffer[at++] = text.charCodeAt(k);
   return at;
+}
+
+const PLAIN_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** The source of the atom `name` as the map names it. */
+export function sourceOf(sources: SourceMapSources, name: string): string {
+  return `${sources.prefix}${name}.js`;
 }
 
 /** The last line of a bundle that has a map: it names the map next to it. */

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatAtomDocument } from '../../src/atoms/atomDocument.js';
 import type { Atom } from '../../src/atoms/model.js';
-import { SourceMapEncoder, vlq, type SourceMapSources } from '../../src/bundle/sourceMap.js';
+import { SourceMapEncoder, sourceOf, vlq, type SourceMapSources } from '../../src/bundle/sourceMap.js';
 
 const atom = (name: string, code: string, description: string | null, dependencies: string[] = []): Atom => ({
   name, type: 'util', code, dependencies, inputs: [{ name: 'x', type: 'number' }], outputs: [{ name: 'y', type: 'number' }], description, version: 1, created_at: 't', updated_at: 't',
@@ -28,7 +28,7 @@ function reference(atoms: readonly Atom[], firstLine: number, sources: SourceMap
     previousSource = i;
     previousLine = header + code - 1;
   });
-  const map: Record<string, unknown> = { version: 3, file, sources: atoms.map((a) => sources.source(a.name)), names: [], mappings: parts.join('') };
+  const map: Record<string, unknown> = { version: 3, file, sources: atoms.map((a) => sourceOf(sources, a.name)), names: [], mappings: parts.join('') };
   if (sources.embed) map.sourcesContent = atoms.map((a) => formatAtomDocument(a));
   return JSON.stringify(map);
 }
@@ -51,9 +51,10 @@ test('the source map written through a buffer is, byte for byte, the JSON of the
     atoms.push(atom(`a_${String(i).padStart(3, '0')}`, `function a_${i}(x) {\n${body}\n  return x;\n}\n`, description, i > 0 ? [`a_${String(i - 1).padStart(3, '0')}`] : []));
   }
   // One atom of 1,800 lines: its run of `AACA;` and its embedded text are longer than the small buffers.
+  atoms.push(atom('not a \u2028 "name"', 'function f() {}\n', null));
   atoms.push(atom('long_one', `function long_one(x) {\n${'  x++;\n'.repeat(1800)}  return x;\n}\n`, 'A long one "quoted" \\ with a backslash'));
-  const inFolder: SourceMapSources = { source: (name) => `../atoms/${name}.js`, embed: false };
-  const embedded: SourceMapSources = { source: (name) => `atom:/${name}.js`, embed: true };
+  const inFolder: SourceMapSources = { prefix: '../at"oms/', embed: false };
+  const embedded: SourceMapSources = { prefix: 'atom:/', embed: true };
   for (const sources of [inFolder, embedded]) {
     for (const firstLine of [0, 5, 300]) {
       const expected = reference(atoms, firstLine, sources, 'latest.js');
