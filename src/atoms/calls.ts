@@ -23,6 +23,11 @@ export interface CodeNames {
   params: readonly string[];
   /** Free names used only as `typeof name`, which never throws for a name that does not exist. */
   typeofOnly: readonly string[];
+  /**
+   * The top function's own return statements (not those of functions inside it), in order: what each
+   * returns (null for a bare `return`) and the line of the code it is on (returns.ts judges them).
+   */
+  returns: readonly { argument: Node | null; line: number }[];
 }
 
 /**
@@ -71,7 +76,28 @@ function parseNames(code: string): CodeNames {
   const own = fn && fn.type === 'FunctionDeclaration' ? ((fn.id as Node | null)?.name as string | undefined) : undefined;
   const params = fn && Array.isArray(fn.params) ? (fn.params as Node[]).map(paramName) : [];
   const free = Object.freeze(used.filter((n) => !declared.has(n) && n !== own));
-  return Object.freeze({ free, params: Object.freeze(params), typeofOnly: Object.freeze(free.filter((n) => !usedPlainly.has(n))) });
+  const returns: { argument: Node | null; line: number }[] = [];
+  if (fn && fn.type === 'FunctionDeclaration') collectReturns(fn.body as Node, code, returns);
+  return Object.freeze({ free, params: Object.freeze(params), typeofOnly: Object.freeze(free.filter((n) => !usedPlainly.has(n))), returns: Object.freeze(returns) });
+}
+
+/** The return statements under `node`, not those of functions or classes inside it. */
+function collectReturns(node: Node, code: string, out: { argument: Node | null; line: number }[]): void {
+  if (node.type === 'ReturnStatement') out.push({ argument: (node.argument as Node | null) ?? null, line: lineAt(code, node.start as number) });
+  if (node.type.includes('Function') || node.type === 'ClassBody') return; // their returns are their own
+  for (const k in node) {
+    const value = node[k];
+    if (Array.isArray(value)) {
+      for (const child of value) if (isNode(child)) collectReturns(child, code, out);
+    } else if (isNode(value)) collectReturns(value, code, out);
+  }
+}
+
+/** The 1-based line of `offset` in `code`. */
+function lineAt(code: string, offset: number): number {
+  let line = 1;
+  for (let at = code.indexOf('\n'); at >= 0 && at < offset; at = code.indexOf('\n', at + 1)) line++;
+  return line;
 }
 
 /** The atoms (names in `atoms`) that `code` refers to, sorted; `self` is left out. */

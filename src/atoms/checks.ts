@@ -6,7 +6,6 @@
  * (their behaviour may change with X's): their examples, and the test atoms among them.
  */
 import { formatExample, sameJson } from './examples.js';
-import { dependentsMap, type DependencyMap } from './graph.js';
 import type { Atom, AtomExample } from './model.js';
 
 /** One example of an atom, or one test atom. */
@@ -32,21 +31,24 @@ export function hasChecks(atom: Pick<Atom, 'type' | 'examples'>): boolean {
 
 /**
  * The atoms whose checks a change of `changed` touches: those of them with checks, and every atom with
- * checks that depends on one of them. Sorted by name. `graph`: every atom's dependencies.
+ * checks that depends on one of them. Sorted by name. `usersOf`: the atoms that list a name as a
+ * dependency (the store keeps them, so a write walks only what depends on it, not the whole graph).
  */
-export function atomsToCheck(changed: Iterable<string>, graph: DependencyMap, get: (name: string) => Atom | undefined, reverse = dependentsMap(graph)): string[] {
+export function atomsToCheck(changed: Iterable<string>, usersOf: (name: string) => readonly string[], get: (name: string) => Atom | undefined): string[] {
   const seen = new Set<string>();
   const queue = [...changed];
   while (queue.length > 0) {
     const name = queue.pop()!;
     if (seen.has(name)) continue;
     seen.add(name);
-    for (const user of reverse.get(name) ?? []) queue.push(user);
+    for (const user of usersOf(name)) queue.push(user);
   }
-  return [...seen].filter((n) => {
+  const out: string[] = [];
+  for (const n of seen) {
     const atom = get(n);
-    return atom !== undefined && hasChecks(atom);
-  }).sort();
+    if (atom !== undefined && hasChecks(atom)) out.push(n);
+  }
+  return out.sort();
 }
 
 /** What a run gave: the value, or the error (as the sandbox reports it). */

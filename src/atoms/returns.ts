@@ -5,12 +5,11 @@
  * value computed elsewhere is never guessed at, so a warning is never wrong. The examples (and
  * run_atom) check the values a run really returns.
  */
-import { parse } from 'acorn';
+import { codeNames } from './calls.js';
 import type { Port } from './model.js';
 
 interface Node {
   type: string;
-  loc?: { start: { line: number } };
   [key: string]: unknown;
 }
 
@@ -48,25 +47,6 @@ function isString(node: Node): boolean {
   return (node.type === 'Literal' && typeof node.value === 'string') || node.type === 'TemplateLiteral';
 }
 
-/** The top function's own return statements (not those of functions inside it). */
-function returnsOf(code: string): Node[] {
-  const program = parse(code, { ecmaVersion: 'latest', sourceType: 'script', locations: true }) as unknown as Node;
-  const fn = (program.body as Node[])[0];
-  if (!fn || fn.type !== 'FunctionDeclaration') return [];
-  const out: Node[] = [];
-  const walk = (node: unknown): void => {
-    if (!node || typeof node !== 'object') return;
-    if (Array.isArray(node)) return node.forEach(walk);
-    const n = node as Node;
-    if (typeof n.type !== 'string') return;
-    if (n.type === 'ReturnStatement') out.push(n);
-    if (n.type.includes('Function') || n.type === 'ClassBody') return; // their returns are their own
-    for (const [key, value] of Object.entries(n)) if (key !== 'loc') walk(value);
-  };
-  walk(fn.body);
-  return out;
-}
-
 /** What the declared outputs expect a return to be. */
 function expected(outputs: readonly Port[]): { kinds: Kind[]; says: string } {
   const real = outputs.filter((o) => o.type !== 'void');
@@ -84,9 +64,10 @@ const SAY: Record<Kind, string> = { number: 'a number', string: 'a string', bool
  * line in the code; undefined when none is visible (or the code does not parse: validation says so).
  */
 export function returnTypeWarning(code: string, outputs: readonly Port[]): string | undefined {
-  let returns: Node[];
+  let returns: ReturnType<typeof codeNames>['returns'];
   try {
-    returns = returnsOf(code);
+    // The parse a write made already (its names): the code is not parsed again.
+    returns = codeNames(code).returns;
   } catch {
     return undefined;
   }
@@ -94,7 +75,7 @@ export function returnTypeWarning(code: string, outputs: readonly Port[]): strin
   for (const r of returns) {
     const kind = kindOf(r.argument as Node | null);
     if (kind === undefined || want.kinds.includes(kind)) continue;
-    return `Warning: it declares ${want.says}, but line ${r.loc?.start.line ?? '?'} returns ${SAY[kind]}: fix the outputs or the return, or callers will get what they do not expect`;
+    return `Warning: it declares ${want.says}, but line ${r.line} returns ${SAY[kind]}: fix the outputs or the return, or callers will get what they do not expect`;
   }
   return undefined;
 }

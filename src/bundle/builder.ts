@@ -17,14 +17,14 @@ import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, relative, sep } from 'node:path';
 import type { AtomStore } from '../store/atomStore.js';
 import type { BuildRecord } from '../store/builds.js';
-import { removeStaleTempFilesOf, replaceFile, writeFileAtomic } from '../util/atomicFile.js';
+import { removeStaleTempFilesOf, replaceFile } from '../util/atomicFile.js';
 import { Emitter, type Disposable } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
 import { isProgramAtom, type Atom } from '../atoms/model.js';
 import { IncrementalBundler, type AtomLookup, type BundlePlan } from './bundler.js';
 import { MissingCallCheck, missingCallsMessage } from './missingCalls.js';
-import { bundleSourceMap, sourceMappingLine, type SourceMapSources } from './sourceMap.js';
+import { SourceMapEncoder, sourceMappingLine, type SourceMapSources } from './sourceMap.js';
 
 /** What the builder needs of the store: the atoms, their changes, and the build records. */
 export type BuildSource = Pick<AtomStore, 'workspaceDir' | 'all' | 'get' | 'size' | 'countByType' | 'onDidChange' | 'recordBuild' | 'deletedAtoms'>;
@@ -349,7 +349,7 @@ export class Builder {
    * Where the map's sources are: set by the workspace (the text tree's folder, else the atom editor's
    * `atom:` documents, embedded). Called with the map's path.
    */
-  mapSources: (mapPath: string) => SourceMapSources = () => ({ source: (name) => `atom:/${name}.js`, embed: true });
+  mapSources: (mapPath: string) => SourceMapSources = () => ({ prefix: 'atom:/', embed: true });
 
   /**
    * Sources under `folder` (the text tree's), relative to the map; `fileText` gives an atom's file text
@@ -358,8 +358,7 @@ export class Builder {
   static folderSources(folder: string, fileText: (atom: Atom) => string | undefined): (mapPath: string) => SourceMapSources {
     return (mapPath) => {
       const base = relative(dirname(mapPath), folder).split(sep).join('/');
-      const prefix = base ? `${base}/` : '';
-      return { source: (name) => `${prefix}${name}.js`, embed: false, fileText };
+      return { prefix: base ? `${base}/` : '', embed: false, fileText };
     };
   }
 
@@ -385,8 +384,22 @@ export class Builder {
       const first = plan.parts[0]!;
       const second = plan.parts[1]!;
       const firstLine = first.kind === 'bytes' && second.kind === 'bytes' ? countNewlines(first.bytes) + countNewlines(second.bytes) : 0;
-      const map = bundleSourceMap(plan.atoms, firstLine, this.mapSources(mapPath), basename(mapPath).replace(/\.map$/, ''));
-      await writeFileAtomic(mapPath, JSON.stringify(map), 0o644, { durable: false });
+      const encoder = new SourceMapEncoder(plan.atoms, firstLine, this.mapSources(mapPath), basename(mapPath).replace(/\.map$/, ''));
+      // Through the bundle's buffer (free again once the bundle is written): the map is never whole in memory.
+      const buffer = this.buffers?.[0] ?? Buffer.allocUnsafeSlow(64 * 1024);
+      const written = await replaceFile(
+        mapPath,
+        async (out) => {
+          for (let position = 0; !encoder.done; ) {
+            const length = encoder.fill(buffer, 0);
+            for (let done = 0; done < length; ) done += (await out.write(buffer, done, length - done, position + done)).bytesWritten;
+            position += length;
+          }
+        },
+        0o644,
+        { durable: false },
+      );
+      await written.close();
     } catch (err) {
       this.log.warn(`build: could not write the source map ${mapPath}: ${(err as Error).message}`);
     }

@@ -26,11 +26,16 @@ export class BundleError extends Error {}
  * is broken up too, in case the text ever lands in a block comment.
  */
 export function commentText(text: string): string {
+  // Most texts (every atom name) need nothing: handed back as they are, no new string.
+  if (!NEEDS_ESCAPE.test(text)) return text;
   return text
     // eslint-disable-next-line no-control-regex -- matching control characters is the point
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
     .replace(/\*\//g, '*\\/');
 }
+
+// eslint-disable-next-line no-control-regex -- as commentText's
+const NEEDS_ESCAPE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\*\//;
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -198,7 +203,7 @@ export class IncrementalBundler {
       }
     }
     order.splice(at, 0, atom.name);
-    this.ordered(order);
+    this.shifted(at, atom);
   }
 
   /** An atom removed that nothing depended on: the others keep their sequence (as above). */
@@ -206,7 +211,7 @@ export class IncrementalBundler {
     const at = this.order?.indexOf(name) ?? -1;
     if (at < 0) return this.invalidateOrder();
     this.order!.splice(at, 1);
-    this.ordered(this.order);
+    this.shifted(at, undefined, name);
   }
 
   /**
@@ -294,7 +299,7 @@ export class IncrementalBundler {
       if (count <= 0) return;
       const start = starts[from]!;
       const end = starts[from + count]!;
-      lengths.set(last.lengths.subarray(from, from + count), at);
+      for (let k = 0; k < count; k++) lengths[at + k] = last.lengths[from + k]!;
       const tail = parts.at(-1);
       if (tail?.kind === 'copy' && tail.end === start) tail.end = end;
       else parts.push({ kind: 'copy', start, end });
@@ -311,12 +316,30 @@ export class IncrementalBundler {
       return parts;
     }
     // A new order: each atom's chunk is where the written bundle has it, if it is the same atom.
-    last.positions ??= new Map(last.order.map((name, i) => [name, i]));
+    // Walked side by side with the written order, which an atom added or removed shifts by one;
+    // looked up by name only when that does not find it.
+    const old = last.atoms;
+    let j = 0;
     for (let i = 0; i < n; i++) {
       const atom = this.laid[i]!;
-      const was = last.positions.get(atom.name);
-      if (was !== undefined && last.atoms[was] === atom) copy(i, was, 1);
-      else encode(i);
+      if (old[j] === atom) copy(i, j++, 1);
+      else if (old[j + 1] === atom) {
+        // The atom at j is gone.
+        copy(i, j + 1, 1);
+        j += 2;
+      } else if (last.order[j] === atom.name) {
+        // Changed in place.
+        encode(i);
+        j++;
+      } else if (j >= old.length || this.laid[i + 1] === old[j]) encode(i); // new here
+      else {
+        last.positions ??= new Map(last.order.map((name, k) => [name, k]));
+        const was = last.positions.get(atom.name);
+        if (was !== undefined && old[was] === atom) {
+          copy(i, was, 1);
+          j = was + 1;
+        } else encode(i);
+      }
     }
     return parts;
   }
@@ -333,6 +356,30 @@ export class IncrementalBundler {
     this.laid = [];
     this.changed = undefined;
     this.dirty.clear();
+  }
+
+  /**
+   * `order` changed in place: `added` was inserted at `at`, or `removed` taken out from there. When
+   * every atom was laid out, the layout follows (one atom in or out, the positions after it moved
+   * up or down) rather than being made again for every atom at the next build: an agent creates
+   * atoms one by one, each a change of order.
+   */
+  private shifted(at: number, added: Atom | undefined, removed?: string): void {
+    this.rendered = undefined;
+    this.published = undefined;
+    this.dirty.clear();
+    if (!this.changed) {
+      this.laid = [];
+      return;
+    }
+    if (added) this.laid.splice(at, 0, added);
+    else this.laid.splice(at, 1);
+    if (removed !== undefined) {
+      this.positions.delete(removed);
+      this.changed.delete(removed);
+    }
+    const order = this.order!;
+    for (let t = at; t < order.length; t++) this.positions.set(order[t]!, t);
   }
 
   /** Lays every atom of `order` out; false when the order names an atom `atoms` lacks. */
@@ -370,7 +417,9 @@ export class IncrementalBundler {
     // The type is in the chunk's comment line and may move the entry point.
     if (was !== undefined && was.type !== atom.type) this.rendered = undefined;
     this.laid[i] = atom;
-    this.dirty.add(i);
+    // Changed positions matter only while the order is the one published (and written); a new
+    // order is compared atom by atom (chunkParts).
+    if (this.published !== undefined) this.dirty.add(i);
   }
 }
 

@@ -7,6 +7,12 @@ import { AtomError, errors } from '../atoms/errors.js';
 import { PORT_TYPES } from '../atoms/model.js';
 import type { ToolDefinition } from './tool.js';
 
+/**
+ * Each tool's strict object schema, made once: zod compiles an object schema's parser on its first
+ * use, so a schema made per call was compiled again at every call (new code and its garbage).
+ */
+const strictSchemas = new WeakMap<z.ZodRawShape, z.ZodObject>();
+
 export function parseArguments<S extends z.ZodRawShape>(tool: ToolDefinition<S>, raw: unknown): z.infer<z.ZodObject<S>> {
   const args = raw ?? {};
   if (typeof args !== 'object' || Array.isArray(args)) {
@@ -25,7 +31,9 @@ export function parseArguments<S extends z.ZodRawShape>(tool: ToolDefinition<S>,
       `invalid arguments for ${tool.name}: unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; ${tool.name} takes ${describeKeys(tool)}`,
     );
   }
-  const parsed = z.object(tool.input).strict().safeParse(args, { reportInput: true });
+  let schema = strictSchemas.get(tool.input);
+  if (!schema) strictSchemas.set(tool.input, (schema = z.object(tool.input).strict()));
+  const parsed = (schema as z.ZodObject<S>).safeParse(args, { reportInput: true });
   if (parsed.success) return parsed.data;
   throw explain(tool, args as Record<string, unknown>, parsed.error.issues);
 }

@@ -46,6 +46,8 @@ export class Verification implements Disposable {
   private timer: NodeJS.Timeout | undefined;
   private disposed = false;
 
+  private readonly usersOf = (name: string): readonly string[] => this.atoms.dependents(name);
+
   /** Fired with the atoms whose results changed (or went away). */
   readonly onDidChange: Event<readonly string[]> = this.changes.event;
 
@@ -66,7 +68,7 @@ export class Verification implements Disposable {
   private follow(change: StoreChange): void {
     if (change.kind === 'reload') return this.checkAll();
     if (change.kind === 'delete' && this.latest.delete(change.atom.name)) this.changes.fire([change.atom.name]);
-    for (const name of atomsToCheck([change.atom.name], this.atoms.dependencyMap(), (n) => this.atoms.get(n))) this.marked.add(name);
+    for (const name of atomsToCheck([change.atom.name], this.usersOf, (n) => this.atoms.get(n))) this.marked.add(name);
     this.schedule();
   }
 
@@ -108,7 +110,7 @@ export class Verification implements Disposable {
    */
   async run(names?: readonly string[]): Promise<CheckResult[]> {
     const targets = names
-      ? atomsToCheck(names, this.atoms.dependencyMap(), (n) => this.atoms.get(n))
+      ? atomsToCheck(names, this.usersOf, (n) => this.atoms.get(n))
       : this.atoms.all().filter(hasChecks).map((a) => a.name);
     for (const name of targets) this.marked.add(name);
     await this.settle();
@@ -122,7 +124,7 @@ export class Verification implements Disposable {
 
   /** The results of the checks a change of `names` touched, as they are now. */
   touchedBy(names: readonly string[]): CheckResult[] {
-    return atomsToCheck(names, this.atoms.dependencyMap(), (n) => this.atoms.get(n)).flatMap((n) => this.latest.get(n) ?? []);
+    return atomsToCheck(names, this.usersOf, (n) => this.atoms.get(n)).flatMap((n) => this.latest.get(n) ?? []);
   }
 
   summary(): CheckSummary {

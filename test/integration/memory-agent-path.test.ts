@@ -8,7 +8,10 @@
  *
  * The target is 150 MiB; the test fails above 150 MiB × 1.3 = 195 MiB, the margin the footprint
  * test (memory.test.ts) gives for run-to-run noise and another Node version or allocator. The build
- * before this issue peaked at 251-261 MiB on this path and fails it clearly.
+ * before this issue peaked at 251-261 MiB on this path and fails it clearly; issue 36's second pass
+ * measured 199-211 MiB (from 210-220 at 791fe64): still over, by V8's young generation grown to
+ * 32 MiB a semi-space (DEVELOPERS.md, "Memory along the write path"). The target is not lowered
+ * here to make the test pass.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { atomsToCheck, checkLines, checksVerdict, judgeExample, judgeTest } from '../../src/atoms/checks.js';
 import { checkExamples, sameJson } from '../../src/atoms/examples.js';
+import { dependentsMap } from '../../src/atoms/graph.js';
 import type { Atom } from '../../src/atoms/model.js';
 import { returnProblem } from '../../src/atoms/ports.js';
 
@@ -13,9 +14,10 @@ const atom = (name: string, type: Atom['type'], dependencies: string[] = [], exa
 test('a change touches the checks of the atom and of everything that depends on it, only atoms with checks', () => {
   const atoms = [atom('clamp', 'util', [], [{ args: [], returns: 1 }]), atom('score', 'feature', ['clamp']), atom('t_score', 'test', ['score']), atom('other', 'util')];
   const byName = new Map(atoms.map((a) => [a.name, a]));
-  const graph = new Map(atoms.map((a) => [a.name, a.dependencies]));
-  assert.deepEqual(atomsToCheck(['clamp'], graph, (n) => byName.get(n)), ['clamp', 't_score']);
-  assert.deepEqual(atomsToCheck(['other'], graph, (n) => byName.get(n)), []);
+  const users = dependentsMap(new Map(atoms.map((a) => [a.name, a.dependencies])));
+  const usersOf = (n: string) => users.get(n) ?? [];
+  assert.deepEqual(atomsToCheck(['clamp'], usersOf, (n) => byName.get(n)), ['clamp', 't_score']);
+  assert.deepEqual(atomsToCheck(['other'], usersOf, (n) => byName.get(n)), []);
 });
 
 test('an example passes on the same JSON, or on an error containing its text; a failure says what came', () => {

@@ -24,6 +24,13 @@ export class AtomModel {
   private readonly lists = new Map<string, readonly string[]>();
   /** The view handed out: the same object until an atom changes, so callers can cache what they derive from it. */
   private dependencyMapCache: DependencyMap | undefined;
+  /**
+   * The reverse edges, kept up to date as atoms change: for each atom something depends on, the
+   * atoms that do, sorted (no entry when nothing does). Asking who depends on an atom is then a
+   * lookup, where it was a walk over every atom, or a reverse map of the whole graph built for
+   * every write (the checks asked twice a write: at 1,000 atoms a quarter of a write's garbage).
+   */
+  private readonly users = new Map<string, string[]>();
 
   /** Every atom, sorted by name: the same frozen array until an atom changes. */
   all(): readonly Atom[] {
@@ -61,11 +68,14 @@ export class AtomModel {
     return this.dependencyMapCache;
   }
 
-  /** Atoms that list `name` as a dependency, sorted. */
+  /** Atoms that list `name` as a dependency, sorted (a copy). */
   dependents(name: string): string[] {
-    const out: string[] = [];
-    for (const atom of this.atoms.values()) if (atom.dependencies.includes(name)) out.push(atom.name);
-    return out.sort();
+    return this.users.get(name)?.slice() ?? [];
+  }
+
+  /** The same, read-only and not copied: read it before the next change. */
+  dependentsOf(name: string): readonly string[] {
+    return this.users.get(name) ?? NONE;
   }
 
   /** Replaces every atom with `sorted` (sorted by name), as a load or a reload read them. */
@@ -75,6 +85,7 @@ export class AtomModel {
     this.names.length = 0;
     this.atoms.clear();
     this.lists.clear();
+    this.users.clear();
     this.typeCount.clear();
     this.edgeCount = 0;
     for (const atom of sorted) {
@@ -86,6 +97,14 @@ export class AtomModel {
     }
     // A load hands its rows sorted; sort anyway when they are not (a cheap check when they are).
     if (!isSorted(this.names)) this.names.sort(compareNames);
+    // In name order, each list is built sorted.
+    for (const name of this.names) {
+      for (const d of new Set(this.lists.get(name))) {
+        const list = this.users.get(d);
+        if (list) list.push(name);
+        else this.users.set(d, [name]);
+      }
+    }
   }
 
   /**
@@ -104,6 +123,7 @@ export class AtomModel {
         if (!previous) this.names.splice(insertionPoint(this.names, op.atom.name), 0, op.atom.name);
         this.atoms.set(op.atom.name, op.atom);
         this.lists.set(op.atom.name, op.atom.dependencies);
+        if (previous?.dependencies !== op.atom.dependencies) this.relink(op.atom.name, previous?.dependencies ?? NONE, op.atom.dependencies);
       } else if (op.op === 'del') {
         this.dependencyMapCache = undefined;
         const gone = this.atoms.get(op.name);
@@ -114,7 +134,30 @@ export class AtomModel {
         }
         this.atoms.delete(op.name);
         this.lists.delete(op.name);
+        if (gone) this.relink(op.name, gone.dependencies, NONE);
       }
+    }
+  }
+
+  /** `name` now depends on `now` instead of `was`: the reverse edges follow. */
+  private relink(name: string, was: readonly string[], now: readonly string[]): void {
+    for (const d of was) {
+      if (now.includes(d)) continue;
+      const list = this.users.get(d);
+      if (!list) continue;
+      const at = insertionPoint(list, name);
+      if (list[at] !== name) continue;
+      if (list.length === 1) this.users.delete(d);
+      else list.splice(at, 1);
+    }
+    for (const d of now) {
+      const list = this.users.get(d);
+      if (!list) {
+        this.users.set(d, [name]);
+        continue;
+      }
+      const at = insertionPoint(list, name);
+      if (list[at] !== name) list.splice(at, 0, name);
     }
   }
 
@@ -122,6 +165,8 @@ export class AtomModel {
     this.typeCount.set(type, (this.typeCount.get(type) ?? 0) + delta);
   }
 }
+
+const NONE: readonly string[] = Object.freeze([]);
 
 function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
