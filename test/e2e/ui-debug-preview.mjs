@@ -8,41 +8,10 @@
 import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildAndPackage, ensureInstalled, installVsix, log, newRunDir, openAtomicWorkbench, root, runWhenMain, startCodeServer, vsixPath } from '../../scripts/e2e/lib.mjs';
+import { checks, runCommand, until } from './uiSteps.mjs';
 
 const shots = join(root, '.e2e', 'screenshots', 'debug-preview');
-const results = [];
-
-function check(name, ok, detail = '') {
-  results.push({ name, ok: !!ok });
-  log(`${ok ? 'PASS' : 'FAIL'} ${name}${detail ? ` ${detail}` : ''}`);
-}
-
-/** Polls `probe` until it returns something truthy; fails with `what` after `ms`. */
-async function until(what, probe, ms = 30_000) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    try {
-      last = await probe();
-      if (last) return last;
-    } catch (err) {
-      last = err.message;
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)?.slice(0, 300)})`);
-}
-
-/** Runs a command from the palette (F1) by its title. */
-async function runCommand(page, title) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
-  await input.waitFor({ state: 'hidden', timeout: 15_000 }).catch(() => {});
-}
+const { check, summary } = checks();
 
 /** The rows of a list in the Run and Debug view (`.debug-call-stack`, `.debug-variables`), as text. */
 const rows = (page, view) => page.locator(`.${view} .monaco-list-row`).allInnerTexts();
@@ -133,16 +102,14 @@ export async function runDebugPreviewUi({ build = true } = {}) {
     await runCommand(page, 'Debug: Stop');
   } catch (err) {
     log(`ERROR ${err.stack ?? err}`);
-    results.push({ name: 'no unexpected error', ok: false });
+    check('no unexpected error', false);
     const page = browser?.pages().at(-1);
     if (page) await page.screenshot({ path: join(shots, 'failure.png') }).catch(() => {});
   } finally {
     await browser?.close().catch(() => {});
     server.stop();
   }
-  const failed = results.filter((r) => !r.ok).length;
-  log(`debug preview UI run: ${results.length - failed} checks passed, ${failed} failed, after ${Date.now() - t0} ms; screenshots in ${shots}`);
-  return failed || results.length === 0 ? 1 : 0;
+  return summary(`debug preview UI run (after ${Date.now() - t0} ms; screenshots in ${shots})`);
 }
 
 runWhenMain(import.meta.url, runDebugPreviewUi);

@@ -11,31 +11,11 @@ import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { buildAndPackage, ensureInstalled, installVsix, log, newRunDir, openAtomicWorkbench, root, runWhenMain, startCodeServer, vsixPath, workbenchUrl } from '../../scripts/e2e/lib.mjs';
 import { callTool, connectCli } from '../../scripts/e2e/sample.mjs';
+import { checks, runCommand, until } from './uiSteps.mjs';
 
 const shots = join(root, '.e2e', 'screenshots', 'graph-preview');
-const results = [];
+const { check, summary } = checks();
 const measurements = {};
-
-function check(name, ok, detail = '') {
-  results.push({ name, ok: !!ok });
-  log(`${ok ? 'PASS' : 'FAIL'} ${name}${detail ? ` ${detail}` : ''}`);
-}
-
-/** Polls `probe` until it returns something truthy; fails with `what` after `ms`. */
-async function until(what, probe, ms = 30_000) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    try {
-      last = await probe();
-      if (last) return last;
-    } catch (err) {
-      last = err.message;
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)?.slice(0, 200)})`);
-}
 
 /**
  * Polls `measure` until `ok` holds of its value (view transitions take longer on a busy machine than
@@ -49,15 +29,6 @@ async function settled(measure, ok, ms = 10_000) {
     value = await measure();
   }
   return value;
-}
-
-async function runCommand(page, title) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
 }
 
 /** The frame of a webview whose document has an element with `id` (webviews are nested iframes). */
@@ -501,7 +472,7 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     await second.close();
   } catch (err) {
     log(`ERROR ${err.stack ?? err}`);
-    results.push({ name: 'no unexpected error', ok: false });
+    check('no unexpected error', false);
     const page = browser?.pages().at(-1);
     if (page) await page.screenshot({ path: join(shots, 'failure.png') }).catch(() => {});
   } finally {
@@ -509,11 +480,9 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     await browser?.close().catch(() => {});
     server.stop();
   }
-  const failed = results.filter((r) => !r.ok).length;
   writeFileSync(join(shots, 'measurements.json'), JSON.stringify(measurements, null, 2));
-  log(`graph/preview UI run: ${results.length - failed} checks passed, ${failed} failed, after ${Date.now() - t0} ms; screenshots in ${shots}`);
   log(`measurements: ${JSON.stringify(measurements)}`);
-  return failed || results.length === 0 ? 1 : 0;
+  return summary(`graph/preview UI run (after ${Date.now() - t0} ms; screenshots in ${shots})`);
 }
 
 runWhenMain(import.meta.url, runGraphPreviewUi);

@@ -1,4 +1,4 @@
-// Steps the UI scripts share (test/e2e/ui-language.mjs, ui-views.mjs): checks that are counted, screenshots,
+// Steps the UI scripts share (test/e2e/ui-language.mjs, ui-views.mjs, ui-debug-preview.mjs): checks that are counted, screenshots,
 // polling, the command palette and Quick Open as a person uses them, and timing a widget in the page.
 import { join } from 'node:path';
 import { log } from '../../scripts/e2e/lib.mjs';
