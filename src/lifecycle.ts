@@ -42,6 +42,9 @@ export interface WorkspaceSettings {
   atomsFolder: string;
 }
 
+/** How long the first search after a start waits for the model in VS Code before answering by words. */
+const COLD_QUERY_WAIT_MS = 500;
+
 export class WorkspaceLifecycle implements vscode.Disposable {
   private _state: WorkspaceState = 'idle';
   private _workspace: AtomWorkspace | undefined;
@@ -168,6 +171,9 @@ export class WorkspaceLifecycle implements vscode.Disposable {
         // 'local' leaves the default: the shipped model, loaded in a worker on the first search.
         embeddings: embeddingProvider === 'keyword' ? new KeywordOnlyProvider() : undefined,
         textTree: { folder: atomsFolder },
+        // A person waits on the first Search Atoms: past half a second it answers by words while the
+        // model's process starts, and says so (the next search has meaning).
+        coldQueryWaitMs: COLD_QUERY_WAIT_MS,
       });
       this._workspace = workspace;
       this.subscriptions.push(

@@ -45,6 +45,13 @@ export interface WorkspaceOptions {
   embeddings?: EmbeddingProvider;
   /** The atoms as files for git (textTree/): default `atoms/`; false: none (benchmarks, tests of the store alone). */
   textTree?: TextTreeOptions | false;
+  /**
+   * How long the first search after a start waits for the model's process before answering by words,
+   * names and code (and saying so): SearchIndexOptions.coldQueryWaitMs. Unset: it waits for the model,
+   * as the command line's server does (an agent's first semantic_search ranks by meaning); VS Code
+   * sets it, where a person waits on Search Atoms and the first query comes seconds after a start.
+   */
+  coldQueryWaitMs?: number;
 }
 
 export interface WriteOutcome<T> {
@@ -53,9 +60,6 @@ export interface WriteOutcome<T> {
   /** What the answer adds after its first line (writeChecks.ts); empty for a restore. */
   notes: WriteNotes;
 }
-
-/** How long the first search after a start waits for the model before answering by words. */
-const COLD_QUERY_WAIT_MS = 500;
 
 export class AtomWorkspace {
   /** The atoms, their history, builds and status: reads only. */
@@ -76,6 +80,7 @@ export class AtomWorkspace {
     bundlePath: string,
     /** The model behind semantic_search (get_status names it). */
     readonly embeddings: EmbeddingProvider,
+    coldQueryWaitMs: number | undefined,
   ) {
     this.atoms = readerOf(store);
     // Builds after every change the store announces, a database changed by another program
@@ -84,9 +89,7 @@ export class AtomWorkspace {
     this.verification = new Verification(this.atoms, store.onDidChange, log);
     // The user's cache of vectors (search/embeddings/vectorCache.ts): what this machine embedded
     // once, in any clone, is not embedded again. ATOMIC_EMBED_CACHE=0 turns it off.
-    // The first search after a start does not wait seconds for the model's process: past half a
-    // second it answers by words, names and code, and says so (SearchIndexOptions.coldQueryWaitMs).
-    this.search = new SearchIndex(store, embeddings, { logger: log, vectorCache: process.env.ATOMIC_EMBED_CACHE !== '0', coldQueryWaitMs: COLD_QUERY_WAIT_MS });
+    this.search = new SearchIndex(store, embeddings, { logger: log, vectorCache: process.env.ATOMIC_EMBED_CACHE !== '0', coldQueryWaitMs });
     store.onDidChange((e) => {
       if (this.boot && mayMoveBoot(e)) this.boot = undefined;
     });
@@ -97,7 +100,7 @@ export class AtomWorkspace {
     const log = options.log ?? silentLogger;
     const store = await AtomStore.open(root, { log, ...options.store });
     const bundlePath = options.bundlePath ? resolve(root, options.bundlePath) : join(store.atomicDir, 'latest.js');
-    const workspace = new AtomWorkspace(root, store, log, bundlePath, options.embeddings ?? new UseLiteProvider());
+    const workspace = new AtomWorkspace(root, store, log, bundlePath, options.embeddings ?? new UseLiteProvider(), options.coldQueryWaitMs);
     // The open sorted the atoms to check their graph: the boot atom and the bundle's layout start
     // from that order (changes from here on reach both through the store's announcements).
     const order = store.takeOpenOrder();
