@@ -11,16 +11,12 @@
  *   npm run bench -- agentpath
  *   BENCH_BASELINE_CLI=/tmp/base/dist/cli.js BENCH_SIZES=1000,10000 npm run bench -- agentpath
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
 import { generateAtoms } from './generate.js';
-import { CLI, peakResidentBytes, residentBytes } from './harness.js';
+import { CLI, peakResidentBytes, residentBytes, serveHttp } from './harness.js';
 import { bytes, ms, summarize, type BenchOptions, type BenchSection } from './report.js';
 
 const MiB = 2 ** 20;
@@ -106,24 +102,7 @@ async function measure(build: Build, size: number, options: BenchOptions): Promi
 
 /** `cli serve` over HTTP with no Node or V8 options; `call` answers the call's round trip in ms. */
 async function startHttp(cli: string, workspace: string) {
-  const child = spawn(process.execPath, [cli, 'serve', '--log-level', 'warn', '--port', '0', '--workspace', workspace], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let errText = '';
-  child.stderr!.on('data', (d: Buffer) => (errText += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start within 120 s:\n${errText}`)), 120_000);
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const m = /listening on (http:\/\/\S+)/.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    void exited.then(() => reject(new Error(`server exited:\n${errText}`)));
-  });
-  const { token } = JSON.parse(readFileSync(join(workspace, '.atomic', 'server.json'), 'utf8')) as { token: string };
-  const client = new Client({ name: 'atomic-bench', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  const { child, client, exited } = await serveHttp(cli, [], workspace);
   return {
     pid: child.pid!,
     async call(name: string, args: Record<string, unknown>): Promise<number> {

@@ -48,7 +48,30 @@ export async function startOurs(workspace: string, transport: Transport): Promis
   if (transport === 'stdio') {
     return connectStdio(process.execPath, [CLI, 'serve', '--stdio', '--bench-tools', '--log-level', 'warn', '--workspace', workspace], {}, started);
   }
-  const child = spawn(process.execPath, [CLI, 'serve', '--bench-tools', '--log-level', 'warn', '--port', '0', '--workspace', workspace], {
+  const { child, client, exited, stderr } = await serveHttp(CLI, ['--bench-tools'], workspace);
+  const listed = (await client.listTools()).tools;
+  const startMs = performance.now() - started;
+  return {
+    client,
+    pid: child.pid!,
+    startMs,
+    stderr,
+    tools: listed.map((t) => t.name),
+    schemas: new Map(listed.map((t) => [t.name, t.inputSchema as Record<string, unknown>])),
+    async close() {
+      await client.close().catch(() => {});
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * `cli serve` over loopback HTTP on a free port (`args` go before the workspace), connected with its
+ * token: the child, the client, when it exited and what it wrote to stderr.
+ */
+export async function serveHttp(cli: string, args: string[], workspace: string) {
+  const child = spawn(process.execPath, [cli, 'serve', ...args, '--log-level', 'warn', '--port', '0', '--workspace', workspace], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let errText = '';
@@ -68,21 +91,7 @@ export async function startOurs(workspace: string, transport: Transport): Promis
   const { token } = JSON.parse(readFileSync(join(workspace, '.atomic', 'server.json'), 'utf8')) as { token: string };
   const client = new Client({ name: 'atomic-bench', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-  const listed = (await client.listTools()).tools;
-  const startMs = performance.now() - started;
-  return {
-    client,
-    pid: child.pid!,
-    startMs,
-    stderr: () => errText,
-    tools: listed.map((t) => t.name),
-    schemas: new Map(listed.map((t) => [t.name, t.inputSchema as Record<string, unknown>])),
-    async close() {
-      await client.close().catch(() => {});
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { child, client, exited, stderr: () => errText };
 }
 
 /** Any MCP server over stdio (ours, or the alternative it is compared with). */
