@@ -110,9 +110,6 @@ export interface SearchResult {
 }
 
 /** The query's vector did not come within the cold start's wait (SearchIndexOptions.coldQueryWaitMs). */
-/** semanticUnavailable's value for ModelStarting (no provider's message looks like it). */
-const STARTING = '\u0000model starting';
-
 class ModelStarting extends Error {
   constructor() {
     super('the search model is still starting');
@@ -270,7 +267,7 @@ export class SearchIndex implements Disposable {
     const foundByWords = new Set(lexicalRanking);
 
     let queryVector: Float32Array | undefined;
-    let semanticUnavailable: string | undefined;
+    let meaningLost: Error | undefined;
     let semanticRanking: string[] = [];
     const similarity = new Map<string, number>();
     if (mode !== 'lexical') {
@@ -281,7 +278,7 @@ export class SearchIndex implements Disposable {
           similarity.set(hit.name, hit.similarity);
         }
       } catch (err) {
-        semanticUnavailable = err instanceof ModelStarting ? STARTING : (err as Error).message;
+        meaningLost = err as Error;
         semanticRanking = [];
       }
     }
@@ -314,7 +311,7 @@ export class SearchIndex implements Disposable {
       if (!foundByWords.has(name) && sim !== null && sim < threshold) continue;
       hits.push({ atom, similarity: sim, cosine: sim, pinned: false });
     }
-    if (semanticUnavailable) return semanticUnavailable === STARTING ? { hits, modelStarting: true } : { hits, semanticUnavailable };
+    if (meaningLost) return withoutMeaning(hits, meaningLost);
     return unembedded > 0 ? { hits, unembedded } : { hits };
   }
 
@@ -336,7 +333,7 @@ export class SearchIndex implements Disposable {
     const words = this.lexical.searchApart(shape.wanted, CANDIDATES, type, shape.codeTokens.length > 0);
     const own = words.own;
     const related = expand ? words.related : [];
-    let semanticUnavailable: string | undefined;
+    let meaningLost: Error | undefined;
     const cosines = new Map<string, number>();
     let floor: number | null = null;
     try {
@@ -346,7 +343,7 @@ export class SearchIndex implements Disposable {
       // Atoms beyond the nearest COSINE_CANDIDATES are at most this similar.
       if (near.length >= COSINE_CANDIDATES) floor = near.at(-1)!.similarity;
     } catch (err) {
-      semanticUnavailable = err instanceof ModelStarting ? STARTING : (err as Error).message;
+      meaningLost = err as Error;
     }
     const foundByWords = new Set([...own, ...related].map((h) => h.name));
     const pins = this.pinnedNames(text, own.map((h) => h.name), type);
@@ -360,7 +357,7 @@ export class SearchIndex implements Disposable {
       if (!atom) return undefined;
       let c = byName.get(name);
       if (!c) {
-        const cos = cosines.get(name) ?? (semanticUnavailable || !this.vectors.meta(name) ? null : floor);
+        const cos = cosines.get(name) ?? (meaningLost || !this.vectors.meta(name) ? null : floor);
         c = { name, lexical: 0, related: 0, cosine: cos, code: atom.code, words: this.lexical.words(name) };
         byName.set(name, c);
       }
@@ -390,11 +387,11 @@ export class SearchIndex implements Disposable {
     // by meaning alone): meaning is left out for every candidate until each has a vector, so the
     // words rank them all alike. The answer counts the atoms that wait (`unembedded`).
     const scored = [...byName.values()];
-    const meaningFair = semanticUnavailable !== undefined || scored.every((c) => c.cosine !== null);
+    const meaningFair = meaningLost !== undefined || scored.every((c) => c.cosine !== null);
     const rarity: Rarity = (kind, word) => this.lexical.idf(kind, word);
     const score = () => scoreCandidates(shape, meaningFair ? scored : scored.map((c) => ({ ...c, cosine: null })), rarity);
     let scores = score();
-    if (shape.conversion && !semanticUnavailable && (await this.judgeDirections(shape.conversion, scores, byName))) {
+    if (shape.conversion && !meaningLost && (await this.judgeDirections(shape.conversion, scores, byName))) {
       scores = score();
     }
     if (exact) scores.set(exact, 1);
@@ -408,9 +405,9 @@ export class SearchIndex implements Disposable {
       // The threshold cuts what only meaning found (by its cosine): an atom the query's words or
       // the name found is related by those words whatever its cosine.
       if (!pinned && !foundByWords.has(name) && cos !== null && cos < threshold) continue;
-      hits.push({ atom: this.source.get(name)!, similarity: semanticUnavailable ? null : round3(score), cosine: cos, pinned });
+      hits.push({ atom: this.source.get(name)!, similarity: meaningLost ? null : round3(score), cosine: cos, pinned });
     }
-    if (semanticUnavailable) return semanticUnavailable === STARTING ? { hits, modelStarting: true } : { hits, semanticUnavailable };
+    if (meaningLost) return withoutMeaning(hits, meaningLost);
     return unembedded > 0 ? { hits, unembedded } : { hits };
   }
 
@@ -768,6 +765,11 @@ export class SearchIndex implements Disposable {
     }
     return pins;
   }
+}
+
+/** An answer ranked without meaning: the model was still starting, or failed (its message). */
+function withoutMeaning(hits: SearchHit[], err: Error): SearchResult {
+  return err instanceof ModelStarting ? { hits, modelStarting: true } : { hits, semanticUnavailable: err.message };
 }
 
 function round3(x: number): number {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { buildAndPackage, ensureInstalled, installVsix, log, newRunDir, openAtomicWorkbench, root, runWhenMain, startCodeServer, vsixPath, workbenchUrl } from '../../scripts/e2e/lib.mjs';
 import { callTool, connectCli } from '../../scripts/e2e/sample.mjs';
-import { checks, runCommand, until } from './uiSteps.mjs';
+import { checks, runCommand, until, graphStatus, webviewFrame } from './uiSteps.mjs';
 
 const shots = join(root, '.e2e', 'screenshots', 'graph-preview');
 const { check, summary } = checks();
@@ -31,17 +31,7 @@ async function settled(measure, ok, ms = 10_000) {
   return value;
 }
 
-/** The frame of a webview whose document has an element with `id` (webviews are nested iframes). */
-async function webviewFrame(page, id) {
-  return until(`a webview with #${id}`, async () => {
-    for (const frame of page.frames()) {
-      if (await frame.evaluate((i) => !!document.getElementById(i), id).catch(() => false)) return frame;
-    }
-    return undefined;
-  });
-}
 
-const graphStatus = (frame) => frame.evaluate(() => ({ ...document.getElementById('status').dataset, text: document.getElementById('status').textContent }));
 const previewState = (frame) => frame.evaluate(() => ({ ...document.getElementById('state').dataset, text: document.getElementById('state').textContent }));
 const consoleText = (frame) => frame.evaluate(() => document.getElementById('console-list').innerText);
 

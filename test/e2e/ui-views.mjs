@@ -14,23 +14,13 @@ import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildAndPackage, ensureInstalled, installVsix, log, newRunDir, openAtomicWorkbench, root, runWhenMain, startCodeServer, vsixPath, workbenchUrl } from '../../scripts/e2e/lib.mjs';
 import { callTool, connectCli } from '../../scripts/e2e/sample.mjs';
-import { checks, clean, runCommand, shot as shotIn, timeToVisible, until } from './uiSteps.mjs';
+import { checks, clean, runCommand, shot as shotIn, timeToVisible, until, graphStatus, webviewFrame } from './uiSteps.mjs';
 
 const shots = join(root, '.e2e', 'screenshots', 'views');
 const { check, summary } = checks();
 const measurements = {};
 const shot = (page, name) => shotIn(page, shots, name);
 
-/** The frame of a webview whose document has an element with `id` (webviews are nested iframes). */
-async function webviewFrame(page, id) {
-  return until(`a webview with #${id}`, async () => {
-    for (const frame of page.frames()) {
-      if (await frame.evaluate((i) => !!document.getElementById(i), id).catch(() => false)) return frame;
-    }
-    return undefined;
-  });
-}
-const graphStatus = (frame) => frame.evaluate(() => ({ ...document.getElementById('status').dataset, text: document.getElementById('status').textContent }));
 const statusItem = (page) => page.locator('.part.statusbar .statusbar-item', { hasText: /\d+ atoms?\b/ }).first();
 
 /** One window on the 1,000-atom folder: open, first search (quick pick, then MCP), graph. */

@@ -93,3 +93,16 @@ export async function timeToVisible(page, selector, text, act, timeout = 60_000)
   await page.evaluate(() => window.__atomicObserver?.disconnect());
   return { ms: seen === undefined ? undefined : Math.round(seen - start) };
 }
+
+/** The frame of a webview whose document has an element with `id` (webviews are nested iframes). */
+export async function webviewFrame(page, id) {
+  return until(`a webview with #${id}`, async () => {
+    for (const frame of page.frames()) {
+      if (await frame.evaluate((i) => !!document.getElementById(i), id).catch(() => false)) return frame;
+    }
+    return undefined;
+  });
+}
+
+/** The graph view's status: its data attributes (render and layout times, counts, selection) and its text. */
+export const graphStatus = (frame) => frame.evaluate(() => ({ ...document.getElementById('status').dataset, text: document.getElementById('status').textContent }));
