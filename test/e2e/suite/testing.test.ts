@@ -145,8 +145,14 @@ describe('Atom checks in the Test Explorer, the Problems panel and the tree', fu
         resolve(e);
       });
     });
-    await vscode.commands.executeCommand('testing.runAll');
-    const run = await Promise.race([ended, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no run after testing.runAll')), 20_000))]);
+    // As a person would: Run All, and once more if nothing started (VS Code may not have taken the
+    // controller's items in yet on a busy machine; a run that did start is waited for).
+    let run: Awaited<typeof ended> | undefined;
+    for (let attempt = 0; attempt < 3 && !run; attempt++) {
+      await vscode.commands.executeCommand('testing.runAll');
+      run = await Promise.race([ended, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 20_000))]);
+    }
+    assert.ok(run, 'no run after testing.runAll, three times');
     assert.ok(run.failed.includes(`${clamp.name}#2`), JSON.stringify(run));
     assert.ok(run.passed.includes(`${clamp.name}#0`) && run.passed.includes(`${clamp.name}#1`), JSON.stringify(run));
     assert.ok(run.failed.includes(scenario.name), JSON.stringify(run));
