@@ -115,3 +115,30 @@ p.embed(['hello']).then(() => { console.log('child ' + p.pid); setInterval(() =>
   await exited;
   assert.ok(await gone(childPid), `the model process ${childPid} outlived its killed parent`);
 });
+
+test('the model runs as sped up (128 pieces sent, like lengths together, fast products) give each text its own vector, as the plain runs do', async () => {
+  const long = (topic: string) => `${topic}_step(x: number) => number: ${topic} one step.\n${Array.from({ length: 80 }, (_, i) => `const ${topic}_${i} = x * ${i};`).join('\n')}`;
+  // Lengths out of order, so the fast runs reorder them; two long texts that differ only after 128 pieces.
+  const texts = ['clamp a value', long('gravity'), 'move the player left', long('friction'), `${long('gravity')}\n// a tail the model never reads`, 'score'];
+  const plain = new UseLiteProvider({ plainRuns: true, processes: 1 });
+  providers.push(plain);
+  const [expected, got] = await Promise.all([plain.embed(texts), provider().embed(texts)]);
+  const cosine = (a: Float32Array, b: Float32Array) => {
+    let dot = 0, aa = 0, bb = 0;
+    for (let i = 0; i < a.length; i++) {
+      dot += a[i]! * b[i]!;
+      aa += a[i]! ** 2;
+      bb += b[i]! ** 2;
+    }
+    return dot / Math.sqrt(aa * bb);
+  };
+  // Texts 1 and 4 are read as the same text; every other pair differs.
+  const sameText = (i: number, j: number) => i === j || (i + j === 5 && i * j === 4);
+  texts.forEach((_, i) => {
+    assert.ok(cosine(got[i]!, expected[i]!) > 0.999999, `text ${i}: ${cosine(got[i]!, expected[i]!)}`);
+    for (let j = 0; j < texts.length; j++) if (!sameText(i, j)) assert.ok(cosine(got[i]!, expected[j]!) < 0.9999, `text ${i} got text ${j}'s vector`);
+  });
+  // The model reads the first 128 pieces: a tail past them changes nothing, in both runs.
+  assert.deepEqual([...got[4]!], [...got[1]!]);
+  assert.deepEqual([...expected[4]!], [...expected[1]!]);
+});

@@ -13,4 +13,9 @@ export interface WorkerConfig {
   wasmDir: string;
   /** Texts a model run (default 8); 1 is how it ran before (the embed bench compares them). */
   textsPerCall?: number;
+  /**
+   * Runs as before issue 38's second pass: the wasm backend's own BatchMatMul (not batchMatMul.ts's),
+   * every piece of a text sent, texts in arrival order. Only the embed bench sets it, to compare.
+   */
+  plainRuns?: boolean;
 }

@@ -43,6 +43,8 @@ export interface UseLiteOptions {
   processes?: number;
   /** Texts a model run in the model's process (default 8); for measuring (test/bench/embed.bench.ts). */
   textsPerCall?: number;
+  /** Model runs as before issue 38's second pass (WorkerConfig.plainRuns); for measuring (test/bench/embed.bench.ts). */
+  plainRuns?: boolean;
 }
 
 /** Most processes the default allows: the backlog's gain stops at the cores, and each is ~200 MiB. */
@@ -179,6 +181,7 @@ class ModelProcess {
       modelDir: this.options.modelDir ?? useLiteModelDir(),
       wasmDir: this.options.wasmDir ?? tfjsWasmDir(),
       ...(this.options.textsPerCall ? { textsPerCall: this.options.textsPerCall } : {}),
+      ...(this.options.plainRuns ? { plainRuns: true } : {}),
     };
     const script = useLiteProcessScript();
     const child = fork(script.file, [JSON.stringify(config)], {

@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { format } from 'node:util';
 import * as energeticCore from '@energetic-ai/core';
+import { useFastBatchMatMul, type KernelRegistry } from './batchMatMul.js';
 import type { EmbedRequest, EmbedResponse, WorkerConfig } from './messages.js';
 import { SentencePiece, type Vocabulary } from './sentencePiece.js';
 
@@ -21,7 +22,7 @@ interface Tensor {
 }
 
 /** The part of tfjs used here. @energetic-ai/core bundles tfjs but its typings point at @tensorflow/*, which is not installed. */
-interface Tfjs {
+interface Tfjs extends KernelRegistry {
   loadGraphModel(url: string): Promise<{ executeAsync(inputs: Record<string, Tensor>): Promise<Tensor> }>;
   ready(): Promise<void>;
   setWasmPaths(prefix: string): void;
@@ -43,6 +44,12 @@ const DIMENSIONS = 512;
  * the very ones of one text a call (each text is its own row of the model's sparse input).
  */
 const TEXTS_PER_CALL = 8;
+/**
+ * The model reads a text's first 128 pieces (its graph's ClipToMaxLength): the vector of a longer
+ * text is, bit for bit, that of its first 128 pieces, so only those are sent (~15% of a run's CPU
+ * went to carrying the rest of a 2 KB atom's ~600 pieces through the graph's sparse input).
+ */
+const MAX_PIECES = 128;
 const tf = energeticCore as unknown as Tfjs;
 
 // Nothing of this process goes to stdout (the parent pipes it to its stderr anyway: its own
@@ -66,17 +73,18 @@ async function loadModel(): Promise<Model> {
   vocabulary.catch(() => {});
   // The backend must be initialized before the model is loaded: loading runs tensor ops.
   await tf.ready();
+  // Off only to measure the backend's own kernel against it (test/bench/embed.bench.ts).
+  if (!config.plainRuns) useFastBatchMatMul(tf);
   const graph = await tf.loadGraphModel(modelUrl);
   return { graph, tokenizer: new SentencePiece(await vocabulary) };
 }
 
 /**
- * The vectors of some texts in one run of the model: what @energetic-ai/embeddings' embed does
- * (its sparse input: a row per text, a column per token), with the linear-time tokenizer, read
- * back as one Float32Array instead of nested arrays.
+ * The vectors of some texts (their pieces, tokenized) in one run of the model: what
+ * @energetic-ai/embeddings' embed does (its sparse input: a row per text, a column per piece),
+ * read back as one Float32Array instead of nested arrays.
  */
-async function embedBatch(model: Model, texts: readonly string[]): Promise<Float32Array[]> {
-  const encodings = texts.map((t) => model.tokenizer.encode(t));
+async function embedBatch(model: Model, encodings: readonly number[][]): Promise<Float32Array[]> {
   const count = encodings.reduce((sum, e) => sum + e.length, 0);
   const indices = new Int32Array(count * 2);
   const values = new Int32Array(count);
@@ -93,7 +101,7 @@ async function embedBatch(model: Model, texts: readonly string[]): Promise<Float
     const output = await model.graph.executeAsync(inputs);
     const flat = await output.data();
     output.dispose();
-    return texts.map((_, row) => flat.slice(row * DIMENSIONS, (row + 1) * DIMENSIONS));
+    return encodings.map((_, row) => flat.slice(row * DIMENSIONS, (row + 1) * DIMENSIONS));
   } finally {
     inputs.indices.dispose();
     inputs.values.dispose();
@@ -120,10 +128,19 @@ process.on('message', (request: EmbedRequest) => {
 async function handle(request: EmbedRequest): Promise<EmbedResponse> {
   try {
     const model = await modelPromise;
-    const vectors: Float32Array[] = [];
+    const vectors: Float32Array[] = new Array<Float32Array>(request.texts.length);
+    const encodings = request.texts.map((t) => (config.plainRuns ? model.tokenizer.encode(t) : model.tokenizer.encode(t).slice(0, MAX_PIECES)));
+    // A run pads every text to its longest: texts of like length run together (the vectors do not
+    // depend on the padding, nor on the order).
+    const order = encodings.map((_, i) => i);
+    if (!config.plainRuns) order.sort((a, b) => encodings[a]!.length - encodings[b]!.length);
     // A few texts a run of the model: that bounds memory, and a query never waits long behind it.
     const perCall = config.textsPerCall ?? TEXTS_PER_CALL;
-    for (let i = 0; i < request.texts.length; i += perCall) vectors.push(...(await embedBatch(model, request.texts.slice(i, i + perCall))));
+    for (let i = 0; i < order.length; i += perCall) {
+      const rows = order.slice(i, i + perCall);
+      const out = await embedBatch(model, rows.map((k) => encodings[k]!));
+      rows.forEach((k, j) => (vectors[k] = out[j]!));
+    }
     return { id: request.id, vectors, rss: process.memoryUsage.rss() };
   } catch (err) {
     return { id: request.id, error: (err as Error).message ?? String(err), rss: process.memoryUsage.rss() };
