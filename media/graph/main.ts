@@ -593,6 +593,9 @@ if (saved) {
 
 status.dataset.scriptAt = String(scriptAt);
 post({ type: 'ready' });
+// The host posts the first snapshot with the page (VS Code hands it over once the page has loaded); should it
+// not come, saying ready again makes the host send it.
+window.addEventListener('load', () => setTimeout(() => status.dataset.messageAt || post({ type: 'ready' }), 1000));
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
