@@ -8,7 +8,7 @@ import cytoscape from 'cytoscape';
 import dagre from 'cytoscape-dagre';
 import type { GraphSnapshot, GraphToHost, GraphViewMode } from '../../src/protocol/webviewMessages.js';
 import { isHostToGraph } from '../../src/protocol/webviewMessages.js';
-import { AutoFit, cycleEdges, diffGraph, GraphIndex, headingPositions, overviewLayout, searchNames, type OverviewGroup } from './model.js';
+import { AutoFit, cycleEdges, diffGraph, GraphIndex, headingPositions, overviewLayout, overviewNameOrder, placeLabels, searchNames, type Box, type OverviewGroup } from './model.js';
 import type { LayoutRequest, LayoutResult } from './layoutWorker.js';
 import { graphStyle, readTheme } from './theme.js';
 
@@ -43,6 +43,11 @@ const RANK_STEP = 182;
 /** A node's font size and its horizontal padding plus border, as the style (theme.ts) draws it. */
 const NODE_FONT_SIZE = 11;
 const NODE_PADDING = 20;
+/** Below this size on screen cytoscape draws no label (the style's min-zoomed-font-size); the overview names atoms instead. */
+const MIN_DRAWN_FONT = 7;
+/** The overview's names: at most this many at once, each this tall (graph.css, .atom-label). */
+const MAX_NAMES = 40;
+const NAME_HEIGHT = 17;
 
 let snapshot: GraphSnapshot = { atoms: [], cycles: [], unused: [], entry: null };
 /** What each drawn atom's node was last given (version, type, signature, classes): unchanged atoms are not touched. */
@@ -58,6 +63,9 @@ const hiddenTypes = new Set<string>();
  */
 let layered = false;
 let overviewGroups: OverviewGroup[] = [];
+/** The atoms the overview names, most telling first, and their names' widths on screen. */
+let namedOrder: string[] = [];
+const nameWidths = new Map<string, number>();
 const groupLabels = document.createElement('div');
 groupLabels.className = 'group-labels';
 container.appendChild(groupLabels);
@@ -92,6 +100,7 @@ function applySnapshot(next: GraphSnapshot, focus?: string): void {
   const diff = diffGraph(new Set(cy.nodes().map((n) => n.id())), new Set(cy.edges().map((e) => e.id())), next);
   snapshot = next;
   index = new GraphIndex(next);
+  namedOrder = overviewNameOrder(next, index);
   const large = next.atoms.length > LARGE;
   // A big graph's first draw is the overview: its positions are known before any atom is added (they need
   // only the names, types and the widest name), so each node is added once, placed, with its data and classes.
@@ -296,19 +305,84 @@ function showGroupLabels(groups: OverviewGroup[]): void {
 function placeGroupLabels(): void {
   const zoom = cy.zoom();
   const pan = cy.pan();
-  const labels = [...groupLabels.children] as HTMLElement[];
+  const labels = [...groupLabels.querySelectorAll<HTMLElement>('.group-label')];
+  const widths = labels.map((el) => el.offsetWidth);
   const lefts = headingPositions(
     overviewGroups.map((g) => ({ start: g.x * zoom + pan.x, end: (g.x + g.width) * zoom + pan.x })),
-    labels.map((el) => el.offsetWidth),
+    widths,
     groupLabels.clientWidth,
   );
+  const headings: Box[] = [];
   overviewGroups.forEach((g, i) => {
     const el = labels[i];
     if (!el) return;
+    const top = g.y * zoom + pan.y - 22;
     el.style.left = `${lefts[i]}px`;
-    el.style.top = `${g.y * zoom + pan.y - 22}px`;
+    el.style.top = `${top}px`;
+    headings.push({ left: lefts[i]!, top, right: lefts[i]! + widths[i]!, bottom: top + el.offsetHeight });
   });
+  placeNames(headings);
 }
+
+/**
+ * Names over the overview, where the atoms are too small on screen for their own labels: the selected atom,
+ * the entry point and the most used atoms, as many as fit without overlapping (see placeLabels). Zoomed in
+ * far enough for cytoscape to draw every label, there are none.
+ */
+function placeNames(headings: Box[]): void {
+  const zoom = cy.zoom();
+  const show = overviewGroups.length > 0 && zoom * NODE_FONT_SIZE < MIN_DRAWN_FONT;
+  let placed: { id: string; left: number; top: number }[] = [];
+  if (show) {
+    const pan = cy.pan();
+    const order = selected ? [selected, ...namedOrder.filter((n) => n !== selected)] : namedOrder;
+    const candidates = [];
+    for (const id of order) {
+      const node = cy.getElementById(id);
+      if (node.empty() || node.hasClass('hidden')) continue;
+      const p = node.position();
+      candidates.push({ id, x: p.x * zoom + pan.x, y: (p.y - node.outerHeight() / 2) * zoom + pan.y, width: nameWidth(id) });
+    }
+    placed = placeLabels(candidates, { width: groupLabels.clientWidth, height: groupLabels.clientHeight, labelHeight: NAME_HEIGHT, reserved: headings, max: MAX_NAMES });
+  }
+  const pool = [...groupLabels.querySelectorAll<HTMLElement>('.atom-label')];
+  placed.forEach((p, i) => {
+    let el = pool[i];
+    if (!el) {
+      el = Object.assign(document.createElement('div'), { className: 'atom-label' });
+      groupLabels.appendChild(el);
+    }
+    const type = index.has(p.id) ? String(cy.getElementById(p.id).data('type') ?? '') : '';
+    if (el.textContent !== p.id) el.textContent = p.id;
+    el.className = `atom-label t-${type}${p.id === selected ? ' selected' : ''}`;
+    el.style.left = `${p.left}px`;
+    el.style.top = `${p.top}px`;
+    el.hidden = false;
+  });
+  for (const el of pool.slice(placed.length)) el.hidden = true;
+  status.dataset.named = String(placed.length);
+}
+
+/** A name's width as .atom-label draws it (measured once per name). */
+function nameWidth(name: string): number {
+  let w = nameWidths.get(name);
+  if (w === undefined) {
+    const context = measureContext();
+    w = Math.ceil((context?.measureText(name).width ?? name.length * 7) + 10);
+    nameWidths.set(name, w);
+  }
+  return w;
+}
+
+let measure: CanvasRenderingContext2D | null | undefined;
+function measureContext(): CanvasRenderingContext2D | null {
+  if (measure === undefined) {
+    measure = document.createElement('canvas').getContext('2d');
+    if (measure) measure.font = `12px ${readTheme().font}`;
+  }
+  return measure;
+}
+
 cy.on('viewport', () => placeGroupLabels());
 
 function runLayoutHere(eles: cytoscape.CollectionReturnValue, options: Record<string, unknown>, fit: boolean, done: () => void): void {
@@ -423,6 +497,8 @@ function refreshHighlight(): void {
     lit.not(node).addClass('highlight');
   });
   updateStatus();
+  // The overview names the selected atom (and drops the names of atoms a filter hid).
+  if (overviewGroups.length) placeGroupLabels();
 }
 
 function updateStatus(): void {
