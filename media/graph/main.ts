@@ -524,6 +524,7 @@ function updateStatus(): void {
   status.dataset.nodes = String(cy.nodes().length);
   status.dataset.edges = String(cy.edges().length);
   status.dataset.selected = selected ?? '';
+  status.dataset.entry = snapshot.entry ?? '';
   status.dataset.highlighted = String(highlighted);
   status.dataset.faded = String(cy.elements('.faded').length);
   hint.hidden = !(mode !== 'graph' && !selected);
