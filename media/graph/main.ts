@@ -8,11 +8,18 @@ import cytoscape from 'cytoscape';
 import dagre from 'cytoscape-dagre';
 import type { GraphSnapshot, GraphToHost, GraphViewMode } from '../../src/protocol/webviewMessages.js';
 import { isHostToGraph } from '../../src/protocol/webviewMessages.js';
-import { AutoFit, cycleEdges, diffGraph, GraphIndex, headingPositions, overviewLayout, searchNames, type OverviewGroup } from './model.js';
+import { AutoFit, cycleEdges, diffGraph, GraphIndex, headingPositions, overviewLayout, overviewNameOrder, placeLabels, searchNames, type Box, type OverviewGroup } from './model.js';
 import type { LayoutRequest, LayoutResult } from './layoutWorker.js';
 import { graphStyle, readTheme } from './theme.js';
 
 cytoscape.use(dagre);
+/**
+ * When the page's script started, its first snapshot arrived and its first render was painted (epoch
+ * milliseconds, the status line's data-script-at, data-message-at, data-painted-at): the end-to-end run
+ * measures the time from the command to the first paint with them.
+ */
+const now = () => Math.round(performance.timeOrigin + performance.now());
+const scriptAt = now();
 
 declare function acquireVsCodeApi(): { postMessage(message: GraphToHost): void; setState(s: unknown): void; getState(): unknown };
 const vscode = acquireVsCodeApi();
@@ -33,8 +40,18 @@ const LARGE = 300;
 const MAX_INCREMENTAL = 20;
 /** The distance between layers of a big graph: its rankSep plus a node's height. */
 const RANK_STEP = 182;
+/** A node's font size and its horizontal padding plus border, as the style (theme.ts) draws it. */
+const NODE_FONT_SIZE = 11;
+const NODE_PADDING = 20;
+/** Below this size on screen cytoscape draws no label (the style's min-zoomed-font-size); the overview names atoms instead. */
+const MIN_DRAWN_FONT = 7;
+/** The overview's names: at most this many at once, each this tall (graph.css, .atom-label). */
+const MAX_NAMES = 40;
+const NAME_HEIGHT = 17;
 
 let snapshot: GraphSnapshot = { atoms: [], cycles: [], unused: [], entry: null };
+/** What each drawn atom's node was last given (version, type, signature, classes): unchanged atoms are not touched. */
+const atomKeys = new Map<string, string>();
 let index = new GraphIndex(snapshot);
 let selected: string | null = null;
 let mode: GraphViewMode = 'graph';
@@ -46,6 +63,9 @@ const hiddenTypes = new Set<string>();
  */
 let layered = false;
 let overviewGroups: OverviewGroup[] = [];
+/** The atoms the overview names, most telling first, and their names' widths on screen. */
+let namedOrder: string[] = [];
+const nameWidths = new Map<string, number>();
 const groupLabels = document.createElement('div');
 groupLabels.className = 'group-labels';
 container.appendChild(groupLabels);
@@ -67,7 +87,7 @@ const autoFit = new AutoFit(
       cy.resize();
       return { width: cy.width(), height: cy.height() };
     },
-    fit: () => cy.fit(cy.elements().not('.hidden'), 30),
+    fit: () => fitView(),
   },
   (run) => requestAnimationFrame(run),
 );
@@ -80,34 +100,51 @@ function applySnapshot(next: GraphSnapshot, focus?: string): void {
   const diff = diffGraph(new Set(cy.nodes().map((n) => n.id())), new Set(cy.edges().map((e) => e.id())), next);
   snapshot = next;
   index = new GraphIndex(next);
+  namedOrder = overviewNameOrder(next, index);
   const large = next.atoms.length > LARGE;
+  // A big graph's first draw is the overview: its positions are known before any atom is added (they need
+  // only the names, types and the widest name), so each node is added once, placed, with its data and classes.
+  const overview = !update && large && mode === 'graph' && !layered ? computeOverview(next) : undefined;
+  const unused = new Set(next.unused);
+  const onCycle = new Set(next.cycles.flat());
+  const cyc = cycleEdges(next);
+  const added = new Set(diff.addedNodes);
   cy.batch(() => {
     for (const id of diff.removedEdges) cy.getElementById(id).remove();
-    for (const name of diff.removedNodes) cy.getElementById(name).remove();
-    cy.add(diff.addedNodes.map((name) => ({ group: 'nodes' as const, data: { id: name } })));
-    cy.add(diff.addedEdges.map((e) => ({ group: 'edges' as const, data: { id: e.id, source: e.source, target: e.target } })));
-    const unused = new Set(next.unused);
-    const onCycle = new Set(next.cycles.flat());
-    for (const a of next.atoms) {
-      const node = cy.getElementById(a.name);
-      const classes = [`t-${a.type}`, unused.has(a.name) ? 'unused' : '', a.name === next.entry ? 'entry' : '', onCycle.has(a.name) ? 'cycle' : ''].filter(Boolean);
-      // Only atoms that changed are touched: restyling a thousand nodes on every update is what costs.
-      const key = `${a.version}|${a.type}|${a.signature}|${a.description}|${classes.join(' ')}`;
-      if (node.scratch('atomKey') === key) continue;
-      node.scratch('atomKey', key);
-      node.data({ label: a.name, type: a.type, signature: a.signature, description: a.description ?? '', version: a.version });
-      node.classes(classes);
+    for (const name of diff.removedNodes) {
+      cy.getElementById(name).remove();
+      atomKeys.delete(name);
     }
-    const cyc = cycleEdges(next);
-    cy.edges().forEach((e) => {
-      if (e.hasClass('cycle') !== cyc.has(e.id())) e.toggleClass('cycle', cyc.has(e.id()));
-      // Straight edges cost far less to draw than curved ones when there are thousands.
-      if (e.hasClass('fast') !== large) e.toggleClass('fast', large);
-    });
+    // One add for all new nodes, each with its data and classes (and its place in the overview): setting
+    // them afterwards restyled every node twice more.
+    const nodes: cytoscape.ElementDefinition[] = [];
+    for (const a of next.atoms) {
+      const classes = [`t-${a.type}`, unused.has(a.name) ? 'unused' : '', a.name === next.entry ? 'entry' : '', onCycle.has(a.name) ? 'cycle' : ''].filter(Boolean);
+      const key = `${a.version}|${a.type}|${a.signature}|${a.description}|${classes.join(' ')}`;
+      // Only atoms that changed are touched: restyling a thousand nodes on every update is what costs.
+      if (atomKeys.get(a.name) === key) continue;
+      atomKeys.set(a.name, key);
+      const data = { id: a.name, label: a.name, type: a.type, signature: a.signature, description: a.description ?? '', version: a.version };
+      if (added.has(a.name)) nodes.push({ group: 'nodes', data, classes, position: overview?.positions[a.name] });
+      else cy.getElementById(a.name).data(data).classes(classes);
+    }
+    // Styled now, while they have no edges yet (cytoscape styles lazily, at the first render otherwise).
+    cy.add(nodes).forEach((n) => void n.numericStyle('width'));
   });
-  if (!update || diff.addedNodes.length || diff.removedNodes.length) {
-    names.replaceChildren(...next.atoms.map((a) => Object.assign(document.createElement('option'), { value: a.name })));
-  }
+  // The edges come in a batch of their own, after the nodes are styled: a node styled while its edges exist
+  // marks every one of them again for each of its style properties (cytoscape's dirtyStyleCache).
+  cy.batch(() => {
+    // Haystack edges (straight, no arrow heads) cost far less to draw than curved ones when there are thousands.
+    const edgeClasses = (id: string) => [large ? 'fast' : '', cyc.has(id) ? 'cycle' : ''].filter(Boolean);
+    cy.add(diff.addedEdges.map((e) => ({ group: 'edges' as const, data: { id: e.id, source: e.source, target: e.target }, classes: edgeClasses(e.id) })));
+    if (update) {
+      cy.edges().forEach((e) => {
+        if (e.hasClass('cycle') !== cyc.has(e.id())) e.toggleClass('cycle', cyc.has(e.id()));
+        if (e.hasClass('fast') !== large) e.toggleClass('fast', large);
+      });
+    }
+  });
+  const namesChanged = !update || diff.addedNodes.length > 0 || diff.removedNodes.length > 0;
   if (selected && !index.has(selected)) selected = null;
   if (focus && index.has(focus)) selected = focus;
   // Rendering is cheaper when big: fewer pixels, labels hidden when small, textures while moving.
@@ -128,15 +165,23 @@ function applySnapshot(next: GraphSnapshot, focus?: string): void {
       autoFit.userChoseView();
     }
     afterRender(() => {
+      status.dataset.paintedAt ??= String(now());
       const ms = performance.now() - started;
       post({ type: 'rendered', nodes: cy.nodes().length, edges: cy.edges().length, ms: round(ms), layoutMs: round(needsLayout ? layoutMs : 0), update });
       status.dataset.renderMs = String(round(ms));
       status.dataset.layoutMs = String(round(needsLayout ? layoutMs : 0));
+      // The search box's list of names is not needed for the first paint.
+      if (namesChanged) setTimeout(fillNames, 0);
     });
   };
   // A big graph shows at once in a grid while its layers are computed in the worker.
-  if (needsLayout) runLayout(!update, finish);
+  if (needsLayout) runLayout(!update, finish, overview);
   else finish();
+}
+
+/** The search box's suggestions: every atom's name. */
+function fillNames(): void {
+  names.replaceChildren(...snapshot.atoms.map((a) => Object.assign(document.createElement('option'), { value: a.name })));
 }
 
 /**
@@ -165,13 +210,13 @@ function placeBesideNeighbours(names: string[]): void {
 }
 
 /** Lays out what is visible; `fit` only on the first draw, so the user's zoom and position are kept. */
-function runLayout(fit: boolean, done: () => void): void {
+function runLayout(fit: boolean, done: () => void, overview?: Overview): void {
   // A viewport animation still running (finding an atom) would move the view off the new layout.
   cy.stop(true, false);
   const eles = cy.elements().not('.hidden');
   const big = eles.nodes().length > LARGE;
   if (big && mode === 'graph' && !layered) {
-    runOverview(eles, fit, done);
+    runOverview(eles, fit, done, overview);
     return;
   }
   showGroupLabels([]);
@@ -200,18 +245,52 @@ function runLayout(fit: boolean, done: () => void): void {
   runLayoutHere(eles, options, fit, done);
 }
 
+type Overview = ReturnType<typeof overviewLayout>;
+
+/** The overview's layout for the snapshot's atoms (or those visible), from their names and types alone. */
+function computeOverview(of: GraphSnapshot, only?: ReadonlySet<string>): Overview {
+  // The overview's cells are as wide as the widest name; the text is measured as cytoscape draws it.
+  const context = document.createElement('canvas').getContext('2d');
+  let widest = 0;
+  if (context) {
+    context.font = `${NODE_FONT_SIZE}px ${readTheme().font}`;
+    for (const a of of.atoms) widest = Math.max(widest, context.measureText(a.name).width);
+  }
+  const nodes = of.atoms.filter((a) => !only || only.has(a.name)).map((a) => ({ id: a.name, type: a.type, w: widest + NODE_PADDING }));
+  const result = overviewLayout(nodes, Math.max(0.5, cy.width() / Math.max(1, cy.height())));
+  return result;
+}
+
 /** The overview of a big graph: grouped by type, in one pass on the page (see overviewLayout). */
-function runOverview(eles: cytoscape.CollectionReturnValue, fit: boolean, done: () => void): void {
+function runOverview(eles: cytoscape.CollectionReturnValue, fit: boolean, done: () => void, computed?: Overview): void {
   status.dataset.layoutIn = 'overview';
-  const nodes = eles.nodes().map((n) => ({ id: n.id(), type: String(n.data('type') ?? ''), w: n.width() }));
-  const { positions, groups } = overviewLayout(nodes, Math.max(0.5, cy.width() / Math.max(1, cy.height())));
-  cy.batch(() => eles.nodes().forEach((n) => void (positions[n.id()] && n.position(positions[n.id()]!))));
+  const { positions, groups } = computed ?? computeOverview(snapshot, new Set(eles.nodes().map((n) => n.id())));
+  if (!computed) cy.batch(() => eles.nodes().forEach((n) => void (positions[n.id()] && n.position(positions[n.id()]!))));
+  showGroupLabels(groups);
   if (fit) {
-    cy.fit(eles, 40);
+    fitView();
     autoFit.fitted();
   }
-  showGroupLabels(groups);
   done();
+}
+
+/**
+ * Fits the visible graph into the view. The overview's extent is known (its groups), so it is fitted
+ * without asking cytoscape for the bounding box, which at a thousand atoms costs as much as a first draw.
+ */
+function fitView(): void {
+  if (!overviewGroups.length || hiddenTypes.size > 0) {
+    cy.fit(cy.elements().not('.hidden'), 30);
+    return;
+  }
+  const x1 = Math.min(...overviewGroups.map((g) => g.x));
+  const x2 = Math.max(...overviewGroups.map((g) => g.x + g.width));
+  // Room above the groups for their headings.
+  const y1 = Math.min(...overviewGroups.map((g) => g.y)) - 30;
+  const y2 = Math.max(...overviewGroups.map((g) => g.y + g.height));
+  const padding = 30;
+  const zoom = Math.min(cy.maxZoom(), Math.max(cy.minZoom(), Math.min((cy.width() - 2 * padding) / (x2 - x1), (cy.height() - 2 * padding) / (y2 - y1))));
+  cy.viewport({ zoom, pan: { x: (cy.width() - zoom * (x1 + x2)) / 2, y: (cy.height() - zoom * (y1 + y2)) / 2 } });
 }
 
 /** Headings over the overview's groups ("feature · 612 atoms"), kept over them as the view moves. */
@@ -226,19 +305,84 @@ function showGroupLabels(groups: OverviewGroup[]): void {
 function placeGroupLabels(): void {
   const zoom = cy.zoom();
   const pan = cy.pan();
-  const labels = [...groupLabels.children] as HTMLElement[];
+  const labels = [...groupLabels.querySelectorAll<HTMLElement>('.group-label')];
+  const widths = labels.map((el) => el.offsetWidth);
   const lefts = headingPositions(
     overviewGroups.map((g) => ({ start: g.x * zoom + pan.x, end: (g.x + g.width) * zoom + pan.x })),
-    labels.map((el) => el.offsetWidth),
+    widths,
     groupLabels.clientWidth,
   );
+  const headings: Box[] = [];
   overviewGroups.forEach((g, i) => {
     const el = labels[i];
     if (!el) return;
+    const top = g.y * zoom + pan.y - 22;
     el.style.left = `${lefts[i]}px`;
-    el.style.top = `${g.y * zoom + pan.y - 22}px`;
+    el.style.top = `${top}px`;
+    headings.push({ left: lefts[i]!, top, right: lefts[i]! + widths[i]!, bottom: top + el.offsetHeight });
   });
+  placeNames(headings);
 }
+
+/**
+ * Names over the overview, where the atoms are too small on screen for their own labels: the selected atom,
+ * the entry point and the most used atoms, as many as fit without overlapping (see placeLabels). Zoomed in
+ * far enough for cytoscape to draw every label, there are none.
+ */
+function placeNames(headings: Box[]): void {
+  const zoom = cy.zoom();
+  const show = overviewGroups.length > 0 && zoom * NODE_FONT_SIZE < MIN_DRAWN_FONT;
+  let placed: { id: string; left: number; top: number }[] = [];
+  if (show) {
+    const pan = cy.pan();
+    const order = selected ? [selected, ...namedOrder.filter((n) => n !== selected)] : namedOrder;
+    const candidates = [];
+    for (const id of order) {
+      const node = cy.getElementById(id);
+      if (node.empty() || node.hasClass('hidden')) continue;
+      const p = node.position();
+      candidates.push({ id, x: p.x * zoom + pan.x, y: (p.y - node.outerHeight() / 2) * zoom + pan.y, width: nameWidth(id) });
+    }
+    placed = placeLabels(candidates, { width: groupLabels.clientWidth, height: groupLabels.clientHeight, labelHeight: NAME_HEIGHT, reserved: headings, max: MAX_NAMES });
+  }
+  const pool = [...groupLabels.querySelectorAll<HTMLElement>('.atom-label')];
+  placed.forEach((p, i) => {
+    let el = pool[i];
+    if (!el) {
+      el = Object.assign(document.createElement('div'), { className: 'atom-label' });
+      groupLabels.appendChild(el);
+    }
+    const type = index.has(p.id) ? String(cy.getElementById(p.id).data('type') ?? '') : '';
+    if (el.textContent !== p.id) el.textContent = p.id;
+    el.className = `atom-label t-${type}${p.id === selected ? ' selected' : ''}`;
+    el.style.left = `${p.left}px`;
+    el.style.top = `${p.top}px`;
+    el.hidden = false;
+  });
+  for (const el of pool.slice(placed.length)) el.hidden = true;
+  status.dataset.named = String(placed.length);
+}
+
+/** A name's width as .atom-label draws it (measured once per name). */
+function nameWidth(name: string): number {
+  let w = nameWidths.get(name);
+  if (w === undefined) {
+    const context = measureContext();
+    w = Math.ceil((context?.measureText(name).width ?? name.length * 7) + 10);
+    nameWidths.set(name, w);
+  }
+  return w;
+}
+
+let measure: CanvasRenderingContext2D | null | undefined;
+function measureContext(): CanvasRenderingContext2D | null {
+  if (measure === undefined) {
+    measure = document.createElement('canvas').getContext('2d');
+    if (measure) measure.font = `12px ${readTheme().font}`;
+  }
+  return measure;
+}
+
 cy.on('viewport', () => placeGroupLabels());
 
 function runLayoutHere(eles: cytoscape.CollectionReturnValue, options: Record<string, unknown>, fit: boolean, done: () => void): void {
@@ -353,6 +497,8 @@ function refreshHighlight(): void {
     lit.not(node).addClass('highlight');
   });
   updateStatus();
+  // The overview names the selected atom (and drops the names of atoms a filter hid).
+  if (overviewGroups.length) placeGroupLabels();
 }
 
 function updateStatus(): void {
@@ -378,6 +524,7 @@ function updateStatus(): void {
   status.dataset.nodes = String(cy.nodes().length);
   status.dataset.edges = String(cy.edges().length);
   status.dataset.selected = selected ?? '';
+  status.dataset.entry = snapshot.entry ?? '';
   status.dataset.highlighted = String(highlighted);
   status.dataset.faded = String(cy.elements('.faded').length);
   hint.hidden = !(mode !== 'graph' && !selected);
@@ -450,7 +597,7 @@ impactButton.addEventListener('click', () => {
   vscode.setState({ selected, mode, impact });
 });
 $('fit').addEventListener('click', () => {
-  cy.fit(cy.elements().not('.hidden'), 30);
+  fitView();
   autoFit.fitted();
 });
 $('relayout').addEventListener('click', () => {
@@ -474,6 +621,7 @@ new MutationObserver(() => cy.style(graphStyle(readTheme()))).observe(document.b
 
 window.addEventListener('message', (event: MessageEvent) => {
   const m: unknown = event.data;
+  if ((m as { type?: unknown } | null)?.type === 'graph') status.dataset.messageAt ??= String(now());
   if (!isHostToGraph(m)) return;
   try {
     if (m.type === 'graph') applySnapshot(m.snapshot, m.focus);
@@ -520,7 +668,11 @@ if (saved) {
   },
 };
 
+status.dataset.scriptAt = String(scriptAt);
 post({ type: 'ready' });
+// The host posts the first snapshot with the page (VS Code hands it over once the page has loaded); should it
+// not come, saying ready again makes the host send it.
+window.addEventListener('load', () => setTimeout(() => status.dataset.messageAt || post({ type: 'ready' }), 1000));
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;

@@ -222,3 +222,55 @@ export function overviewLayout(nodes: readonly OverviewNode[], aspect: number): 
   }
   return { positions, groups };
 }
+
+/**
+ * The atoms the overview names at a zoom where their own labels are too small to draw, most telling
+ * first: the entry point, then the most used (most dependents), then those that use the most; ties by name.
+ * At most `max`: the view places as many as fit.
+ */
+export function overviewNameOrder(snapshot: GraphSnapshot, index: GraphIndex, max = 200): string[] {
+  const score = (name: string) => (index.dependents.get(name)?.length ?? 0) * 1000 + (index.dependencies.get(name)?.length ?? 0);
+  const ranked = snapshot.atoms
+    .map((a) => a.name)
+    .filter((n) => n !== snapshot.entry && score(n) > 0)
+    .sort((a, b) => score(b) - score(a) || (a < b ? -1 : 1));
+  return [...(snapshot.entry ? [snapshot.entry] : []), ...ranked].slice(0, max);
+}
+
+/** A name to show over the overview: its atom's place on screen (the top middle of its box) and the name's width. */
+export interface LabelCandidate {
+  id: string;
+  x: number;
+  y: number;
+  width: number;
+}
+
+export interface Box {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+/**
+ * Where the overview's names go, like a map's: each name centred just above its atom, in the order given
+ * (the most telling first), kept only if it is inside the view and clear of every name placed before it and
+ * of the `reserved` boxes (the group headings). At most `max` names. Returns each placed name's top-left.
+ */
+export function placeLabels(
+  candidates: readonly LabelCandidate[],
+  view: { width: number; height: number; labelHeight: number; reserved?: readonly Box[]; max?: number; gap?: number },
+): { id: string; left: number; top: number }[] {
+  const gap = view.gap ?? 2;
+  const taken: Box[] = [...(view.reserved ?? [])];
+  const out: { id: string; left: number; top: number }[] = [];
+  for (const c of candidates) {
+    if (out.length >= (view.max ?? 40)) break;
+    const box = { left: c.x - c.width / 2, top: c.y - view.labelHeight - gap, right: c.x + c.width / 2, bottom: c.y - gap };
+    if (box.left < 0 || box.top < 0 || box.right > view.width || box.bottom > view.height) continue;
+    if (taken.some((t) => box.left < t.right + gap && t.left < box.right + gap && box.top < t.bottom && t.top < box.bottom)) continue;
+    taken.push(box);
+    out.push({ id: c.id, left: box.left, top: box.top });
+  }
+  return out;
+}

@@ -16,6 +16,13 @@ export class GraphPanel implements vscode.Disposable {
   static readonly viewType = 'atomicCoding.graph';
 
   private ready = false;
+  /**
+   * The snapshot posted with the page, before it said ready: VS Code keeps messages to a webview until its
+   * page has loaded, and the page listens from its script's start, so the first 'ready' needs no second one
+   * unless the atoms changed meanwhile.
+   */
+  private sentBeforeReady = false;
+  private changedBeforeReady = false;
   private pendingFocus: { name: string; mode?: GraphViewMode } | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
@@ -51,6 +58,12 @@ export class GraphPanel implements vscode.Disposable {
   ) {
     panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'icons', 'atom.svg');
     panel.webview.html = graphHtml(panel.webview, deps.extensionUri);
+    // Built and posted while the page loads, not after it says ready: that round trip and the snapshot
+    // (50 ms at 1,000 atoms) were on the way to the first paint.
+    if (deps.lifecycle.atoms()) {
+      this.sendSnapshot();
+      this.sentBeforeReady = true;
+    }
     this.disposables.push(
       panel.onDidDispose(() => this.dispose()),
       panel.webview.onDidReceiveMessage((m: unknown) => this.receive(m)),
@@ -71,7 +84,11 @@ export class GraphPanel implements vscode.Disposable {
     switch (m.type) {
       case 'ready':
         this.ready = true;
-        this.sendSnapshot();
+        // A later 'ready' is a page loaded again: it has nothing yet.
+        if (!this.sentBeforeReady || this.changedBeforeReady) this.sendSnapshot();
+        else this.sendPendingFocus();
+        this.sentBeforeReady = false;
+        this.changedBeforeReady = false;
         break;
       case 'open':
         void vscode.commands.executeCommand(Commands.openAtom, m.name);
@@ -92,16 +109,23 @@ export class GraphPanel implements vscode.Disposable {
 
   /** Many changes in a burst (an agent's batch) make one update. */
   private scheduleUpdate(): void {
-    if (!this.ready) return;
+    if (!this.ready) {
+      this.changedBeforeReady = true;
+      return;
+    }
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.sendSnapshot(), 60);
   }
 
   private sendSnapshot(): void {
     const atoms = this.deps.lifecycle.atoms() ?? [];
+    void this.post({ type: 'graph', snapshot: graphSnapshot(atoms) });
+    if (this.ready) this.sendPendingFocus();
+  }
+
+  private sendPendingFocus(): void {
     const focus = this.pendingFocus;
     this.pendingFocus = undefined;
-    void this.post({ type: 'graph', snapshot: graphSnapshot(atoms) });
     if (focus) void this.post({ type: 'focus', name: focus.name, mode: focus.mode });
   }
 

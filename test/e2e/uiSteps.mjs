@@ -49,7 +49,10 @@ export async function runCommand(page, title) {
   await input.waitFor({ state: 'visible', timeout: 15_000 });
   await input.fill(`>${title}`);
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
+  const pressedAt = Date.now();
   await page.keyboard.press('Enter');
+  // When the command was run (epoch ms), for figures measured from it.
+  return pressedAt;
 }
 
 /** Opens a file through Quick Open (Ctrl+P), as a person would, and waits for its tab. */

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type { Atom, AtomType } from '../../src/atoms/model.js';
 import { graphSnapshot } from '../../src/protocol/graphSnapshot.js';
 import { isGraphToHost, isPreviewToHost } from '../../src/protocol/webviewMessages.js';
-import { AutoFit, cycleEdges, diffGraph, edgesOf, GraphIndex, headingPositions, searchNames } from '../../media/graph/model.js';
+import type { GraphSnapshot } from '../../src/protocol/webviewMessages.js';
+import { AutoFit, cycleEdges, diffGraph, edgesOf, GraphIndex, headingPositions, overviewNameOrder, placeLabels, searchNames } from '../../media/graph/model.js';
 
 function atom(name: string, type: AtomType, dependencies: string[] = []): Atom {
   return { name, type, code: `function ${name}() {}`, inputs: [], outputs: [], dependencies, description: null, version: 1, created_at: 't', updated_at: 't' };
@@ -166,4 +167,39 @@ test("the overview's headings never overlap and stay inside the view", () => {
   assert.deepEqual(headingPositions([{ start: -500, end: 600 }], [150], 1000), [4]);
   // ...until its group leaves: then the heading leaves with it.
   assert.deepEqual(headingPositions([{ start: -500, end: 100 }], [150], 1000), [-50]);
+});
+
+test('the overview names the entry point first, then the most used atoms; unconnected atoms are not named', () => {
+  const snapshot = {
+    atoms: [
+      { name: 'main', type: 'core', dependencies: ['draw', 'config'], signature: '', description: '', version: 1 },
+      { name: 'draw', type: 'feature', dependencies: ['config', 'clamp'], signature: '', description: '', version: 1 },
+      { name: 'config', type: 'util', dependencies: [], signature: '', description: '', version: 1 },
+      { name: 'clamp', type: 'util', dependencies: [], signature: '', description: '', version: 1 },
+      { name: 'lonely', type: 'util', dependencies: [], signature: '', description: '', version: 1 },
+    ],
+    cycles: [],
+    unused: ['lonely'],
+    entry: 'main',
+  } as GraphSnapshot;
+  assert.deepEqual(overviewNameOrder(snapshot, new GraphIndex(snapshot)), ['main', 'config', 'draw', 'clamp']);
+  assert.deepEqual(overviewNameOrder(snapshot, new GraphIndex(snapshot), 2), ['main', 'config']);
+});
+
+test("the overview's names never overlap each other or the headings, and stay inside the view", () => {
+  const view = { width: 300, height: 200, labelHeight: 16, reserved: [{ left: 0, top: 0, right: 120, bottom: 20 }] };
+  const placed = placeLabels(
+    [
+      { id: 'a', x: 150, y: 100, width: 80 },
+      { id: 'b', x: 170, y: 105, width: 80 }, // overlaps a: left out
+      { id: 'c', x: 150, y: 130, width: 80 }, // below a: fits
+      { id: 'd', x: 60, y: 30, width: 60 }, // under the heading: left out
+      { id: 'e', x: 290, y: 100, width: 60 }, // past the right edge: left out
+      { id: 'f', x: 60, y: 60, width: 60 },
+    ],
+    view,
+  );
+  assert.deepEqual(placed.map((p) => p.id), ['a', 'c', 'f']);
+  assert.deepEqual(placed[0], { id: 'a', left: 110, top: 82 }, 'centred just above its atom');
+  assert.equal(placeLabels([{ id: 'a', x: 50, y: 50, width: 20 }, { id: 'b', x: 150, y: 50, width: 20 }], { ...view, reserved: [], max: 1 }).length, 1);
 });
