@@ -2,38 +2,111 @@
  * `npm run test:integration`: test/integration/*.test.ts, two files at a time, then the files that measure
  * a process's memory, one at a time with nothing else running beside them.
  *
+ * Each file runs once, on the Node that runs its code in the product. The files that test what VS Code's
+ * extension host runs in process (EXTENSION_HOST below: the store and its durability, the hostile-clone
+ * defences, the tools, the checks and the sandbox, the text tree, the bundle and its source map, search and
+ * the embedding model's process) run on desktop VS Code's Node line (22, installed from the npm registry into
+ * the tool cache once); the rest (the command line's servers, the bridge, HTTP, stdio) start `dist/cli.js` on
+ * the project's Node (24), as `npm start` and other agents do. `npm run test:node22` adds the unit tests on
+ * Node 22. So the Node 22 check costs no second run of the same tests.
+ *
  * Two at a time is safe because every integration file works in folders of its own (mkdtemp), on ports
  * the OS picks (port 0), and starts children that only it talks to; the per-pid script bundles
  * (test/support/script.ts) and the user's caches (compile cache, vector cache) take concurrent writers as
  * two VS Code windows would. No test measures time. The memory tests read a server's peak resident
  * memory (VmHWM), which another test's load moves (a busier CPU delays the collector): they run alone.
+ * The slowest files start first, so the two lanes end together. A file's output is printed whole when it
+ * ends (two files' lines never interleave), then a table of every file.
  *
- * Arguments are passed to both runs of `node --test` (e.g. --test-name-pattern). Exit code: non-zero if
- * either run failed; both always run.
+ * Arguments are passed to every `node --test` (e.g. --test-name-pattern). Exit code: non-zero if a file
+ * failed; every file always runs.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
+import { cleanEnv, EXTENSION_HOST_NODE_VERSION, installNode } from './toolchain.mjs';
 
 /** Files that measure memory: run alone, after the others. */
 const ALONE = new Set(['memory.test.ts', 'memory-agent-path.test.ts']);
+/** What the extension host runs in process: these run on its Node line. */
+const EXTENSION_HOST = new Set(
+  [
+    'arguments',
+    'batch-matmul',
+    'checks',
+    'crash',
+    'embed-process',
+    'hostile-state-folder',
+    'sandbox',
+    'search-index',
+    'source-map',
+    'store',
+    'text-tree',
+    'tools-run',
+    'workspace-write-path',
+  ].map((n) => `${n}.test.ts`),
+);
+/** The slowest files (measured: 25-50 s each on a loaded 2-core machine) start first. */
+const SLOW_FIRST = ['search-index', 'mcp-apps', 'search-rank', 'fuzz', 'server-crash', 'preview-exfiltration', 'bridge', 'search-tool'].map((n) => `${n}.test.ts`);
 const CONCURRENCY = 2;
 
 const folder = join('test', 'integration');
+const extra = process.argv.slice(2);
 const files = readdirSync(folder)
   .filter((f) => f.endsWith('.test.ts'))
-  .sort();
-const shared = files.filter((f) => !ALONE.has(f)).map((f) => join(folder, f));
-const alone = files.filter((f) => ALONE.has(f)).map((f) => join(folder, f));
-const extra = process.argv.slice(2);
+  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 
-function run(list, concurrency) {
-  if (list.length === 0) return 0;
-  const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...extra, ...list];
-  const { status, signal } = spawnSync(process.execPath, args, { stdio: 'inherit' });
-  return status ?? (signal ? 1 : 0);
+function rank(file) {
+  const i = SLOW_FIRST.indexOf(file);
+  return i === -1 ? SLOW_FIRST.length : i;
 }
 
-const first = run(shared, CONCURRENCY);
-const second = run(alone, 1);
-process.exitCode = first || second;
+const bin22 = installNode(undefined, EXTENSION_HOST_NODE_VERSION);
+const node22 = join(bin22, process.platform === 'win32' ? 'node.exe' : 'node');
+const env22 = cleanEnv();
+env22.PATH = `${bin22}${delimiter}${env22.PATH ?? ''}`;
+
+/** Runs one file; resolves with its exit status, its output and its duration. */
+function runFile(file) {
+  const onExtensionHost = EXTENSION_HOST.has(file);
+  const node = onExtensionHost ? node22 : process.execPath;
+  const args = ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...extra, join(folder, file)];
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(node, args, { env: onExtensionHost ? env22 : process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks = [];
+    child.stdout.on('data', (c) => chunks.push(c));
+    child.stderr.on('data', (c) => chunks.push(c));
+    child.on('close', (status, signal) => {
+      resolve({ file, node: onExtensionHost ? `Node ${EXTENSION_HOST_NODE_VERSION.split('.')[0]}` : `Node ${process.versions.node.split('.')[0]}`, status: status ?? (signal ? 1 : 0), output: Buffer.concat(chunks).toString(), seconds: (Date.now() - started) / 1000 });
+    });
+  });
+}
+
+/** Runs `list` with `lanes` files at a time, printing each file's output when it ends. */
+async function runAll(list, lanes) {
+  const queue = [...list];
+  const results = [];
+  const lane = async () => {
+    for (let file = queue.shift(); file; file = queue.shift()) {
+      const r = await runFile(file);
+      process.stdout.write(`\n── ${file} (${r.node}, ${r.seconds.toFixed(1)} s, ${r.status === 0 ? 'passed' : `FAILED, exit ${r.status}`})\n${r.output}`);
+      results.push(r);
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, lane));
+  return results;
+}
+
+const started = Date.now();
+const results = [...(await runAll(files.filter((f) => !ALONE.has(f)), CONCURRENCY)), ...(await runAll(files.filter((f) => ALONE.has(f)), 1))];
+const failed = results.filter((r) => r.status !== 0);
+process.stdout.write(
+  `\nintegration: ${results.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s, ${failed.length} failed\n` +
+    [...results]
+      .sort((a, b) => b.seconds - a.seconds)
+      .map((r) => `  ${r.status === 0 ? 'ok  ' : 'FAIL'} ${r.seconds.toFixed(1).padStart(6)} s  ${r.node}  ${r.file}`)
+      .join('\n') +
+    '\n',
+);
+process.exitCode = failed.length > 0 ? 1 : 0;
