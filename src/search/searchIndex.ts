@@ -235,6 +235,16 @@ export class SearchIndex implements Disposable {
     return opened;
   }
 
+  /**
+   * A search is coming (a person opened a search box): the index is opened and the model's process
+   * started now, so that the query, typed meanwhile, need not wait for either. Costs what that first
+   * search would have; the model's process ends when idle as usual.
+   */
+  warm(): void {
+    void this.open().catch(() => {});
+    if (!this.modelAnswered && !this.providerFailedRecently()) this.provider.warm?.();
+  }
+
   /** Best matches first, at most `limit` (default 5), cosine ≥ 0.3 unless the query names the atom. */
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
     const limit = options.limit ?? 5;

@@ -63,6 +63,8 @@ export class AtomSearch implements vscode.Disposable {
 
   /** Opens the pick; with `query`, starts with it typed in, else lists every atom. */
   show(query = ''): this {
+    // The model's process loads while the query is typed (a second or two on a cold start).
+    this.lifecycle.workspace?.search.warm();
     this.quickPick.value = query;
     this.quickPick.show();
     this.schedule(query);

@@ -74,6 +74,31 @@ test('an idle process is ended and the next request starts another', async () =>
   assert.ok(p.pid && p.pid !== first, 'a fresh process answered');
 });
 
+test('warm() starts the model process ahead of a search; it answers from it, and it ends when idle like any other', async () => {
+  const p = provider(1500);
+  assert.equal(p.pid, undefined);
+  p.warm();
+  const warmed = p.pid!;
+  assert.ok(warmed && alive(warmed), 'warm() started the model process');
+  p.warm();
+  assert.equal(p.pid, warmed, 'a second warm() starts no other process');
+  const [v] = await p.embed(['spawn an enemy']);
+  assert.equal(v!.length, 512);
+  assert.equal(p.pid, warmed, 'the search was answered by the warmed process');
+  assert.ok(await gone(warmed), 'the warmed process ended once idle');
+  await p.dispose();
+  p.warm();
+  assert.equal(p.pid, undefined, 'a disposed provider starts nothing');
+});
+
+test('a warmed process that is never asked anything ends when idle', async () => {
+  const p = provider(300);
+  p.warm();
+  const pid = p.pid!;
+  assert.ok(await gone(pid), 'the unused warmed process ended');
+  assert.equal(p.memory().running, false);
+});
+
 test('a process killed mid-request rejects that request clearly, and the next one works', async () => {
   const p = provider();
   const doomed = p.embed(['one text', 'another text', 'a third text']);

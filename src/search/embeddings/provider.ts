@@ -13,6 +13,11 @@ export interface EmbeddingProvider {
   readonly dimensions: number;
   /** One vector per text, in order. Rejects with an Error whose message says what to do. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /**
+   * Someone is about to search (a search box was opened): start loading the model now, so the query
+   * typed meanwhile finds it up. Optional; loads nothing more than the first embed would.
+   */
+  warm?(): void;
   /** Frees what the provider holds (a process, a model). Safe to call twice. */
   dispose(): Promise<void>;
   /** The memory of the process the model runs in, when it runs apart from this one (get_status). */

@@ -88,6 +88,11 @@ export class UseLiteProvider implements EmbeddingProvider {
     return vectors;
   }
 
+  /** Starts the first model process (it loads the model at once), ended when idle as after a request. */
+  warm(): void {
+    if (!this.disposed) this.processes[0]!.warm();
+  }
+
   /** The first model process's id while it runs (tests, diagnostics). */
   get pid(): number | undefined {
     return this.processes[0]!.pid;
@@ -153,6 +158,13 @@ class ModelProcess {
         if (err) this.crashed(child, err.message);
       });
     });
+  }
+
+  /** Starts the process unless it runs; it ends after idleMs without a request, as after one. */
+  warm(): void {
+    if (this.disposed || this.child) return;
+    this.ensureChild();
+    this.startIdle();
   }
 
   /** The model's process id while it runs (tests, diagnostics). */
