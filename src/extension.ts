@@ -17,6 +17,7 @@ import { registerGraphCommand } from './views/graphPanel.js';
 import { registerHistoryCommands } from './views/historyCommands.js';
 import { IndexProgressReporter } from './views/indexProgress.js';
 import { AtomLanguageFeatures } from './views/languageFeatures.js';
+import { AtomFileAutoSave } from './views/atomFileAutoSave.js';
 import { AtomFileConflicts } from './views/atomFileConflicts.js';
 import { registerMcpProvider } from './views/mcpProvider.js';
 import { outputLogger } from './views/outputLog.js';
@@ -111,16 +112,18 @@ export function activate(context: vscode.ExtensionContext): AtomicCodingApi {
       atomsFolder: config().get<string>('atomsFolder', 'atoms') || 'atoms',
       onDidChangeState: s.onDidChangeState,
     }));
-    fileConflicts = new AtomFileConflicts(s, (d) => {
+    const fileAtom = (d: vscode.TextDocument) => {
       const a = features.atomOf(d);
       return a?.kind === 'file' ? a.name : undefined;
-    }, log);
+    };
+    fileConflicts = new AtomFileConflicts(s, fileAtom, log);
     context.subscriptions.push(
       vscode.workspace.registerFileSystemProvider(ATOM_SCHEME, fs, { isCaseSensitive: true }),
       fs,
       statusBar,
       languageFeatures,
       fileConflicts,
+      new AtomFileAutoSave(s, fileAtom),
       s.onDidChangeAtoms(() => tree.refresh()),
       s.onDidChangeState((state) => setState(state)),
       registerMcpProvider(s, {

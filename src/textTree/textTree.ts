@@ -102,6 +102,15 @@ export interface TextTreeView {
    * lines are counted in (the source map, the checks' and the language features' positions).
    */
   documentText(atom: Atom): string;
+  /**
+   * Holds the atom's file out of the rounds until the returned disposable is disposed (by every
+   * holder): its changes on disk are not imported and the store's changes are not written over it
+   * meanwhile. On release one round takes the file as it is then: one version for many auto-saves.
+   * A store change that came meanwhile makes the import warn as any file written over a server's
+   * save does (that version stays in the history). A crash while held loses nothing: the file is on
+   * disk, and the next open imports files changed while nothing watched.
+   */
+  hold(name: string): Disposable;
 }
 
 interface Put {
@@ -138,6 +147,10 @@ export class TextTree implements TextTreeView {
   /** Names whose files changed since the last file round (`all`: rescan the folder). */
   private readonly fileNames = new Set<string>();
   private fileAll = false;
+  /** Names held out of the rounds (hold()), by how many holders. */
+  private readonly held = new Map<string, number>();
+  /** Held names a round skipped, with its cause ('store' once any store change came for them). */
+  private readonly heldWaiting = new Map<string, Cause>();
   /** Atoms this tree just imported: their store announcement needs no look at the file. */
   private readonly justImported = new Map<string, Atom>();
   private closed = false;
@@ -221,6 +234,36 @@ export class TextTree implements TextTreeView {
 
   onDidChangeProblems(listener: Listener<readonly TextProblem[]>): Disposable {
     return this.problemList.onDidChange(listener);
+  }
+
+  hold(name: string): Disposable {
+    this.held.set(name, (this.held.get(name) ?? 0) + 1);
+    let released = false;
+    return {
+      dispose: () => {
+        if (released) return;
+        released = true;
+        const holders = (this.held.get(name) ?? 1) - 1;
+        if (holders > 0) {
+          this.held.set(name, holders);
+          return;
+        }
+        this.held.delete(name);
+        const cause = this.heldWaiting.get(name);
+        this.heldWaiting.delete(name);
+        if (cause !== undefined && !this.closed) void this.enqueue(() => this.round(cause, [name]));
+      },
+    };
+  }
+
+  /** The names a round may look at now: held ones wait for their release (hold()). */
+  private notHeld(cause: Cause, names: Iterable<string>): string[] {
+    const out: string[] = [];
+    for (const name of names) {
+      if (cause === 'open' || !this.held.has(name)) out.push(name);
+      else this.heldWaiting.set(name, cause === 'store' || this.heldWaiting.get(name) === 'store' ? 'store' : 'file');
+    }
+    return out;
   }
 
   /** Resolves once the files of every change announced so far are written (or reported). */
@@ -465,7 +508,7 @@ export class TextTree implements TextTreeView {
     const deletes = new Set<string>();
     const writes: Atom[] = [];
     const unlinks: string[] = [];
-    await forEachLimited([...names], PARALLEL_WRITES, async (name) => {
+    await forEachLimited(this.notHeld(cause, names), PARALLEL_WRITES, async (name) => {
       if (this.closed && this.openInBackground) return; // see openInBackground
       const file = this.fileOf(name);
       const path = this.pathOf(name);

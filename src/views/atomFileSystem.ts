@@ -42,7 +42,7 @@ export interface WorkspaceAccess {
 }
 
 /** A held auto-save goes to the store when no further one came for this long. */
-const FLUSH_AFTER_IDLE_MS = 5_000;
+export const FLUSH_AFTER_IDLE_MS = 5_000;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -307,6 +307,58 @@ test('a file being changed and not yet imported is never overwritten by a write 
   }
 });
 
+test('a held file (an editor auto-saving it) becomes one version on release; broken text meanwhile is neither imported nor reported', async () => {
+  const dir = repo();
+  const ws = await AtomWorkspace.open(dir, { ...options, textTree: { settleMs: 20 } });
+  try {
+    await ws.upsert(util('typed', 'x + 1'));
+    await ws.textTree!.written();
+    const hold = ws.textTree!.hold('typed');
+    for (const body of ['x + 2', 'x +', 'x + 3']) {
+      writeFileSync(join(dir, 'atoms', 'typed.js'), file('typed', body));
+      await new Promise((r) => setTimeout(r, 150)); // well past the settle time: rounds ran, and skipped it
+    }
+    await ws.textTree!.written();
+    assert.equal(ws.atoms.get('typed')!.version, 1, 'three saves while held made no version');
+    assert.deepEqual(ws.textTree!.problems(), [], 'the half-typed text was not reported while held');
+    // A second holder (another editor of the same file) keeps it held until both let go.
+    const other = ws.textTree!.hold('typed');
+    hold.dispose();
+    hold.dispose(); // twice is once
+    await new Promise((r) => setTimeout(r, 100));
+    await ws.textTree!.written();
+    assert.equal(ws.atoms.get('typed')!.version, 1);
+    other.dispose();
+    await until('the release imports the file', () => ws.atoms.get('typed')!.version === 2);
+    assert.match(ws.atoms.get('typed')!.code, /x \+ 3/);
+    assert.deepEqual(ws.atoms.history('typed').map((v) => /x \+ \d+/.exec(v.code)![0]), ['x + 3', 'x + 1']);
+  } finally {
+    await ws.close();
+  }
+});
+
+test('a store change to a held atom does not overwrite its file; the release takes the file, the store change stays in the history', async () => {
+  const dir = repo();
+  const ws = await AtomWorkspace.open(dir, { ...options, textTree: { settleMs: 20 } });
+  try {
+    await ws.upsert(util('shared', 'x + 1'));
+    await ws.textTree!.written();
+    const hold = ws.textTree!.hold('shared');
+    const mine = file('shared', 'x + 100');
+    writeFileSync(join(dir, 'atoms', 'shared.js'), mine);
+    await ws.upsert(util('shared', 'x + 2')); // an agent, meanwhile
+    await ws.textTree!.written();
+    assert.equal(read(dir, 'shared'), mine, "the held file is not written over");
+    assert.match(ws.atoms.get('shared')!.code, /x \+ 2/);
+    hold.dispose();
+    await until('the release takes the file', () => /x \+ 100/.test(ws.atoms.get('shared')!.code));
+    assert.deepEqual(ws.atoms.history('shared').map((v) => /x \+ \d+/.exec(v.code)![0]), ['x + 100', 'x + 2', 'x + 1']);
+    assert.equal(read(dir, 'shared'), mine);
+  } finally {
+    await ws.close();
+  }
+});
+
 test('a file that is not valid is reported with its reason, and the atom is not created', async () => {
   const dir = repo();
   const ws = await AtomWorkspace.open(dir, { ...options, textTree: { settleMs: 50 } });

@@ -5,6 +5,8 @@
  * would change what the other files' tests count.)
  */
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AtomicCodingApi } from '../../../src/extension.js';
 import { readyExtension, report, until } from './support.js';
@@ -63,6 +65,40 @@ describe('Auto-save folds typing into one version', function () {
     assert.ok(atom.code.includes('// step 4') && atom.code.includes('return 1;'), atom.code);
     await until('the problem cleared', () => vscode.languages.getDiagnostics(uri).filter((x) => x.source === 'Atomic Coding').length === 0);
     report(`auto-save: 7 auto-saves while typing, one version when the editor was left (v${atom.version}); half-typed code shown at editor line ${problems[0]!.range.start.line + 1}, not saved`);
+  });
+
+  it('in an atoms/<name>.js editor too: auto-saves while typing make one version when the editor is left; half-typed code is not reported meanwhile', async () => {
+    const ws = api.lifecycle!.workspace!;
+    await ws.upsert({ name: 'file_typing', type: 'util', description: 'File typing', code: 'function file_typing() {\n  return 0;\n}' });
+    await ws.textTree!.written();
+    const uri = vscode.Uri.file(join(ws.textTree!.folderPath, 'file_typing.js'));
+    const document = await vscode.workspace.openTextDocument(uri);
+    const editor = await vscode.window.showTextDocument(document);
+    const version = () => api.lifecycle!.get('file_typing')!.version;
+    const fromTextTree = () => vscode.languages.getDiagnostics(uri).filter((d) => d.message.includes('the last good version'));
+    const bodyLine = document.getText().split('\n').indexOf('function file_typing() {') + 1;
+    for (let i = 0; i < 4; i++) {
+      await editor.edit((e) => e.insert(new vscode.Position(bodyLine, 0), `  // step ${i}\n`));
+      await until('auto-save', () => !document.isDirty, 10_000);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    assert.ok(readFileSync(uri.fsPath, 'utf8').includes('// step 3'), 'auto-save wrote the file');
+    assert.equal(version(), 1, 'four auto-saves of the file while typing made no version');
+    await editor.edit((e) => e.insert(new vscode.Position(bodyLine, 0), '  return 1 +;\n'));
+    await until('auto-save of the broken text', () => !document.isDirty, 10_000);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(version(), 1, 'the half-typed code is not imported');
+    assert.deepEqual(fromTextTree().map((d) => d.message), [], 'nor reported while typing');
+    const brokenLine = document.getText().split('\n').indexOf('  return 1 +;');
+    await editor.edit((e) => e.replace(new vscode.Range(brokenLine, 0, brokenLine + 1, 0), ''));
+    await until('auto-save of the fixed text', () => !document.isDirty, 10_000);
+    assert.equal(version(), 1);
+    // Leave the editor: one version with everything typed.
+    await vscode.commands.executeCommand('workbench.action.files.newUntitledFile');
+    await until('the version made when leaving the editor', () => version() === 2);
+    const atom = api.lifecycle!.get('file_typing')!;
+    assert.ok(atom.code.includes('// step 3') && atom.code.includes('// step 0'), atom.code);
+    report(`auto-save in atoms/file_typing.js: 6 auto-saves while typing, one version when the editor was left (v${atom.version})`);
   });
 
   it('a held auto-save never goes over a version made outside meanwhile: a problem says so, the text stays, a save by hand keeps it', async () => {
