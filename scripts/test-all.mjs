@@ -5,22 +5,28 @@
  *   1. type-check, lint and build at once (none reads another's output);
  *   2. the unit tests;
  *   3. the integration tests (two files at a time, each on the Node that runs its code in the product);
- *   4. the unit tests on the extension host's Node 22;
- *   5. the real VS Code runs (extension-host suite, then the UI runs).
+ *   4. the memory tests, alone on the machine;
+ *   5. the unit tests on the extension host's Node 22;
+ *   6. the real VS Code runs (extension-host suite, then the UI runs).
  *
- * Installing code-server and Chromium for step 5 (minutes on a fresh machine, nothing when cached) starts
- * at once and goes on beside steps 1-4. Each step's output is printed whole when it ends, with its time;
- * the first failure stops the run (after the install in the background is done), exit code 1.
+ * Installing code-server and Chromium for step 6 (minutes on a fresh machine, nothing when cached) starts
+ * at once and goes on beside steps 1-3; step 4 waits for it, since a neighbour's load moves what the
+ * memory tests read. Each step's output is printed whole when it ends, with its time; the first failure
+ * stops the run (after the install in the background is done), exit code 1.
  */
 import { spawn } from 'node:child_process';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-/** Runs `npm run <script>`; resolves with its status, output and seconds. Output is buffered when `quiet`. */
+/**
+ * Runs `npm run <script>` (or, for a name with arguments, `node scripts/<name>`); resolves with its status,
+ * output and seconds. Output is buffered when `quiet`.
+ */
 function npmRun(script, quiet) {
   const started = Date.now();
+  const [command, args] = script.includes(' ') ? [process.execPath, script.split(' ')] : [npm, ['run', '--silent', script]];
   return new Promise((resolve) => {
-    const child = spawn(npm, ['run', '--silent', script], { stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit', shell: process.platform === 'win32' });
+    const child = spawn(command, args, { stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit', shell: process.platform === 'win32' && command === npm });
     const chunks = [];
     child.stdout?.on('data', (c) => chunks.push(c));
     child.stderr?.on('data', (c) => chunks.push(c));
@@ -55,10 +61,11 @@ async function step(scripts) {
 
 await step(['typecheck', 'lint', 'build']);
 await step(['test:unit']);
-await step(['test:integration']);
-await step(['test:node22']);
+await step(['scripts/test-integration.mjs --only=shared']);
 const installed = await install;
 report(installed);
 if (installed.status !== 0) await finish(1);
+await step(['scripts/test-integration.mjs --only=alone']);
+await step(['test:node22']);
 await step(['test:e2e']);
 await finish(0);

@@ -18,7 +18,9 @@
  * The slowest files start first, so the two lanes end together. A file's output is printed whole when it
  * ends (two files' lines never interleave), then a table of every file.
  *
- * Arguments are passed to every `node --test` (e.g. --test-name-pattern). Exit code: non-zero if a file
+ * `--only=shared` runs only the files that may share the machine, `--only=alone` only the memory files
+ * (scripts/test-all.mjs runs the first beside code-server's install and the second after it). Other
+ * arguments are passed to every `node --test` (e.g. --test-name-pattern). Exit code: non-zero if a file
  * failed; every file always runs.
  */
 import { spawn } from 'node:child_process';
@@ -51,7 +53,9 @@ const SLOW_FIRST = ['search-index', 'mcp-apps', 'search-rank', 'fuzz', 'server-c
 const CONCURRENCY = 2;
 
 const folder = join('test', 'integration');
-const extra = process.argv.slice(2);
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+if (only !== undefined && only !== 'shared' && only !== 'alone') throw new Error(`--only must be shared or alone, not ${only}`);
+const extra = process.argv.slice(2).filter((a) => !a.startsWith('--only='));
 const files = readdirSync(folder)
   .filter((f) => f.endsWith('.test.ts'))
   .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
@@ -99,7 +103,10 @@ async function runAll(list, lanes) {
 }
 
 const started = Date.now();
-const results = [...(await runAll(files.filter((f) => !ALONE.has(f)), CONCURRENCY)), ...(await runAll(files.filter((f) => ALONE.has(f)), 1))];
+const results = [
+  ...(only === 'alone' ? [] : await runAll(files.filter((f) => !ALONE.has(f)), CONCURRENCY)),
+  ...(only === 'shared' ? [] : await runAll(files.filter((f) => ALONE.has(f)), 1)),
+];
 const failed = results.filter((r) => r.status !== 0);
 process.stdout.write(
   `\nintegration: ${results.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s, ${failed.length} failed\n` +
