@@ -4,6 +4,7 @@
 // welcome view of an empty folder. Every step checks what is on screen and takes a screenshot into
 // .e2e/screenshots/. Usage: node scripts/e2e/ui.mjs [--no-build] ; exit code 0 = every check passed.
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { buildAndPackage, pinVsix, ensureInstalled, installVsix, log, newRunDir, openAtomicWorkbench, root, runWhenMain, startCodeServer, vsixPath, workbenchUrl } from './lib.mjs';
 import { callTool, connectCli, seedSample, SAMPLE_ATOMS } from './sample.mjs';
@@ -270,8 +271,12 @@ export async function runUi({ build = true } = {}) {
     const search = page.locator('.quick-input-widget', { hasText: 'Search Atoms' });
     await search.waitFor({ timeout: 15_000 });
     await page.keyboard.type('keep a value in range');
+    const typedAt = Date.now();
     const firstHit = search.locator('.monaco-list-row').first();
     await firstHit.filter({ hasText: 'math_clamp' }).waitFor({ timeout: 30_000 }).catch(() => {});
+    // A figure, not a check: the answer's time includes the pick's 150 ms debounce and this machine's load.
+    const title = clean((await search.locator('.quick-input-title').innerText().catch(() => '')) ?? '');
+    log(`Search Atoms: the first answer showed ${Date.now() - typedAt} ms after the query was typed (${JSON.stringify(title)}; load ${loadavg()[0].toFixed(1)})`);
     const hitText = clean((await firstHit.innerText().catch(() => '')) ?? '');
     check('Search Atoms finds an atom by what it does, with its signature and description', hitText.includes('math_clamp') && hitText.includes('(value: number') && /similarity|by words/.test(hitText), JSON.stringify(hitText.slice(0, 160)));
     await shot(page, '11-search-atoms.png');
