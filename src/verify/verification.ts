@@ -39,6 +39,13 @@ export interface CheckSummary {
 export class Verification implements Disposable {
   private readonly latest = new Map<string, CheckResult[]>();
   private readonly marked = new Set<string>();
+  /**
+   * Atoms changed since the checks were last marked: what they touch (them and every atom that uses
+   * them, transitively) is worked out once per batch, when the checks run. Per change it was a walk of
+   * the change's whole cone of users each time: a fresh clone of 10,000 atoms, imported one change per
+   * atom, spent 25 of its 45 s of open there.
+   */
+  private readonly changed = new Set<string>();
   private readonly changes = new Emitter<readonly string[]>();
   private readonly sandbox = new AtomSandbox();
   private readonly subscription: Disposable;
@@ -68,12 +75,19 @@ export class Verification implements Disposable {
   private follow(change: StoreChange): void {
     if (change.kind === 'reload') return this.checkAll();
     if (change.kind === 'delete' && this.latest.delete(change.atom.name)) this.changes.fire([change.atom.name]);
-    for (const name of atomsToCheck([change.atom.name], this.usersOf, (n) => this.atoms.get(n))) this.marked.add(name);
+    this.changed.add(change.atom.name);
     this.schedule();
   }
 
+  /** Marks the checks the changes since the last time touch. */
+  private markChanged(): void {
+    if (this.changed.size === 0) return;
+    for (const name of atomsToCheck(this.changed, this.usersOf, (n) => this.atoms.get(n))) this.marked.add(name);
+    this.changed.clear();
+  }
+
   private schedule(): void {
-    if (this.disposed || this.marked.size === 0 || this.timer) return;
+    if (this.disposed || (this.marked.size === 0 && this.changed.size === 0) || this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.settle().catch((err) => this.log.warn(`checks: ${(err as Error).message}`));
@@ -86,7 +100,7 @@ export class Verification implements Disposable {
     clearTimeout(this.timer);
     this.timer = undefined;
     const run = this.chain.then(async () => {
-      while (this.marked.size > 0 && !this.disposed) {
+      for (this.markChanged(); this.marked.size > 0 && !this.disposed; this.markChanged()) {
         const names = [...this.marked].sort();
         this.marked.clear();
         const touched: string[] = [];
@@ -138,6 +152,7 @@ export class Verification implements Disposable {
         if (!r.ok) failing.push(r);
       }
     }
+    this.markChanged(); // changes not yet worked out count as the checks they touch
     return { examples, tests, failing, pending: this.marked.size };
   }
 
