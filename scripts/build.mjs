@@ -57,7 +57,13 @@ for (const [from, to] of assets) {
 
 /** vectra's BM25 dependencies, never used here, replaced by a stub that says so (see the stub). */
 const bm25Stub = join(root, 'scripts', 'stubs', 'vectra-bm25.cjs');
-const VECTRA_BM25_STUBS = { 'wink-nlp': bm25Stub, 'wink-eng-lite-web-model': bm25Stub, 'wink-bm25-text-search': bm25Stub };
+/**
+ * protobufjs, which vectra requires only inside its ProtobufCodec (never used here: the vector index
+ * holds its own codec, search/vectorIndex.ts), replaced likewise: its 260 KB stayed in each bundle's
+ * source, which V8 keeps in memory as long as the process runs.
+ */
+const protobufStub = join(root, 'scripts', 'stubs', 'vectra-protobuf.cjs');
+const VECTRA_STUBS = { 'wink-nlp': bm25Stub, 'wink-eng-lite-web-model': bm25Stub, 'wink-bm25-text-search': bm25Stub, protobufjs: protobufStub };
 
 /**
  * V8 keeps a script's source as one string, at two bytes a character if a single character is not
@@ -107,7 +113,7 @@ for (const [entry, out] of nodeEntries) {
       format: 'cjs',
       charset: 'ascii',
       external: ['vscode'],
-      alias: VECTRA_BM25_STUBS,
+      alias: VECTRA_STUBS,
       plugins: [asciiRegExps],
       banner: out === 'cli.js' ? { js: '#!/usr/bin/env node' } : undefined,
       define: { 'process.env.ATOMIC_BUNDLED': '"1"' },

@@ -18,7 +18,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { userCacheDir } from '../../util/cacheDir.js';
-import { openPlainFile, readPlainFile } from '../../util/safeFile.js';
+import type { FileHandle } from 'node:fs/promises';
+import { openPlainFile } from '../../util/safeFile.js';
 import { textHash } from '../../util/textHash.js';
 import type { EmbedderMemory, EmbeddingProvider } from './provider.js';
 
@@ -163,18 +164,51 @@ export class VectorCache {
     return this.loading;
   }
 
-  /** Reads the file once to index it; the bytes are not kept. */
+  /**
+   * Reads the file once to index it, a slice of whole records at a time (INDEX_READ_RECORDS): the
+   * file may be 128 MiB (MAX_CACHE_BYTES), and read whole it was as much resident memory at once,
+   * in the middle of the first write or search.
+   */
   private async read(): Promise<void> {
-    const bytes = await readPlainFile(this.file, MAX_CACHE_BYTES);
+    const handle = await openPlainFile(this.file, 'read', 0o644, MAX_CACHE_BYTES);
     const index = new Map<string, number>();
-    if (bytes.length >= HEADER_BYTES && bytes.subarray(0, HEADER_BYTES).equals(this.header())) {
-      for (let at = HEADER_BYTES; at + this.recordBytes <= bytes.length; at += this.recordBytes) {
-        const record = bytes.subarray(at, at + this.recordBytes);
-        if (this.holds(record)) index.set(record.toString('hex', 0, HASH_BYTES), at);
+    try {
+      // The read stops at the size checked on open, even if the file grows meanwhile (as readPlainFile's).
+      const size = Math.min((await handle.stat()).size, MAX_CACHE_BYTES);
+      const header = Buffer.alloc(HEADER_BYTES);
+      if ((await readFully(handle, header, 0)) === HEADER_BYTES && header.equals(this.header())) {
+        const slice = Buffer.alloc(this.recordBytes * INDEX_READ_RECORDS);
+        for (let at = HEADER_BYTES; at + this.recordBytes <= size; ) {
+          const want = Math.min(slice.length, size - at);
+          const got = await readFully(handle, slice.subarray(0, want), at);
+          const whole = got - (got % this.recordBytes);
+          for (let k = 0; k < whole; k += this.recordBytes) {
+            const record = slice.subarray(k, k + this.recordBytes);
+            if (this.holds(record)) index.set(record.toString('hex', 0, HASH_BYTES), at + k);
+          }
+          if (got < want || whole === 0) break;
+          at += whole;
+        }
       }
+    } finally {
+      await handle.close();
     }
     this.index = index;
   }
+}
+
+/** Records read at a time when the file is indexed (~1 MiB at 512 dimensions). */
+const INDEX_READ_RECORDS = 512;
+
+/** Fills `buffer` from `position` on, or as much of it as the file holds; the bytes read. */
+async function readFully(handle: FileHandle, buffer: Buffer, position: number): Promise<number> {
+  let read = 0;
+  while (read < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, read, buffer.length - read, position + read);
+    if (bytesRead === 0) break;
+    read += bytesRead;
+  }
+  return read;
 }
 
 function checksum(bytes: Uint8Array): Buffer {
