@@ -5,10 +5,10 @@
 // variables; then step out into render_frame.js. Screenshots of both stops are checked for what they show
 // and saved in .e2e/screenshots/debug-preview/.
 // Usage: node test/e2e/ui-debug-preview.mjs [--no-build] ; exit code 0 = every check passed.
-import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildAndPackage, ensureInstalled, installVsix, log, newRunDir, openAtomicWorkbench, root, runWhenMain, startCodeServer, vsixPath } from '../../scripts/e2e/lib.mjs';
-import { checks, runCommand, until } from './uiSteps.mjs';
+import { log, openAtomicWorkbench, root, runWhenMain, startCodeServer } from '../../scripts/e2e/lib.mjs';
+import { checks, runCommand, until, prepareRun, unexpected } from './uiSteps.mjs';
 
 const shots = join(root, '.e2e', 'screenshots', 'debug-preview');
 const { check, summary } = checks();
@@ -18,12 +18,7 @@ const rows = (page, view) => page.locator(`.${view} .monaco-list-row`).allInnerT
 
 export async function runDebugPreviewUi({ build = true } = {}) {
   const t0 = Date.now();
-  if (!process.env.ATOMIC_E2E_SKIP_INSTALL) ensureInstalled();
-  const vsix = build ? buildAndPackage() : vsixPath();
-  rmSync(shots, { recursive: true, force: true });
-  mkdirSync(shots, { recursive: true });
-  const runDir = newRunDir('debug');
-  installVsix(vsix, join(runDir, 'ext'), join(runDir, 'ud'));
+  const runDir = prepareRun('debug', shots, build);
   const folder = join(runDir, 'jumping-cube');
   mkdirSync(folder, { recursive: true });
   for (const f of ['atoms', 'preview.html']) cpSync(join(root, 'examples', 'jumping-cube', f), join(folder, f), { recursive: true });
@@ -101,10 +96,7 @@ export async function runDebugPreviewUi({ build = true } = {}) {
     log('screenshot 2-stepped-out-to-render_frame.png');
     await runCommand(page, 'Debug: Stop');
   } catch (err) {
-    log(`ERROR ${err.stack ?? err}`);
-    check('no unexpected error', false);
-    const page = browser?.pages().at(-1);
-    if (page) await page.screenshot({ path: join(shots, 'failure.png') }).catch(() => {});
+    await unexpected(err, check, browser, shots);
   } finally {
     await browser?.close().catch(() => {});
     server.stop();

@@ -6,13 +6,13 @@
 // for content (a blank webview fails) and saved in .e2e/screenshots/graph-preview/.
 // Usage: node test/e2e/ui-graph-preview.mjs [--no-build] ; exit code 0 = every check passed.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { buildAndPackage, ensureInstalled, installVsix, log, newRunDir, openAtomicWorkbench, root, runWhenMain, startCodeServer, vsixPath, workbenchUrl } from '../../scripts/e2e/lib.mjs';
+import { log, openAtomicWorkbench, root, runWhenMain, startCodeServer, workbenchUrl } from '../../scripts/e2e/lib.mjs';
 import { callTool, connectCli } from '../../scripts/e2e/sample.mjs';
-import { checks, runCommand, until, graphStatus, webviewFrame } from './uiSteps.mjs';
+import { checks, runCommand, until, graphStatus, webviewFrame, prepareRun, unexpected } from './uiSteps.mjs';
 
 const shots = join(root, '.e2e', 'screenshots', 'graph-preview');
 const { check, summary } = checks();
@@ -138,12 +138,7 @@ function copySample(folder) {
 
 export async function runGraphPreviewUi({ build = true } = {}) {
   const t0 = Date.now();
-  if (!process.env.ATOMIC_E2E_SKIP_INSTALL) ensureInstalled();
-  const vsix = build ? buildAndPackage() : vsixPath();
-  rmSync(shots, { recursive: true, force: true });
-  mkdirSync(shots, { recursive: true });
-  const runDir = newRunDir('graph');
-  installVsix(vsix, join(runDir, 'ext'), join(runDir, 'ud'));
+  const runDir = prepareRun('graph', shots, build);
   const folder = join(runDir, 'jumping-cube');
   copySample(folder);
   const large = join(runDir, 'thousand-atoms');
@@ -475,10 +470,7 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     }
     await second.close();
   } catch (err) {
-    log(`ERROR ${err.stack ?? err}`);
-    check('no unexpected error', false);
-    const page = browser?.pages().at(-1);
-    if (page) await page.screenshot({ path: join(shots, 'failure.png') }).catch(() => {});
+    await unexpected(err, check, browser, shots);
   } finally {
     await agent?.close().catch(() => {});
     await browser?.close().catch(() => {});

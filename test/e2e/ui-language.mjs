@@ -9,11 +9,11 @@
 // Screenshots in .e2e/screenshots/language/ (look at them: a pass on a blank page proves nothing).
 // Usage: node test/e2e/ui-language.mjs [--no-build] ; exit code 0 = every check passed.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { buildAndPackage, ensureInstalled, installVsix, log, newRunDir, openAtomicWorkbench, root, runWhenMain, startCodeServer, vsixPath, workbenchUrl } from '../../scripts/e2e/lib.mjs';
-import { checks, clean, quickOpen, shot as shotIn, timeToVisible, until } from './uiSteps.mjs';
+import { log, openAtomicWorkbench, root, runWhenMain, startCodeServer, workbenchUrl } from '../../scripts/e2e/lib.mjs';
+import { checks, clean, quickOpen, shot as shotIn, timeToVisible, until, prepareRun, unexpected } from './uiSteps.mjs';
 
 const shots = join(root, '.e2e', 'screenshots', 'language');
 const { check, summary } = checks();
@@ -200,12 +200,7 @@ function pickCall(folder) {
 
 export async function runLanguageUi({ build = true } = {}) {
   const t0 = Date.now();
-  if (!process.env.ATOMIC_E2E_SKIP_INSTALL) ensureInstalled();
-  const vsix = build ? buildAndPackage() : vsixPath();
-  rmSync(shots, { recursive: true, force: true });
-  mkdirSync(shots, { recursive: true });
-  const runDir = newRunDir('language');
-  installVsix(vsix, join(runDir, 'ext'), join(runDir, 'ud'));
+  const runDir = prepareRun('language', shots, build);
   const folder = join(runDir, 'jumping-cube');
   mkdirSync(folder, { recursive: true });
   cpSync(join(root, 'examples', 'jumping-cube', 'atoms'), join(folder, 'atoms'), { recursive: true });
@@ -255,10 +250,7 @@ export async function runLanguageUi({ build = true } = {}) {
       apply: false,
     });
   } catch (err) {
-    log(`ERROR ${err.stack ?? err}`);
-    check('no unexpected error', false, err.message);
-    const page = browser?.pages().at(-1);
-    if (page) await page.screenshot({ path: join(shots, 'failure.png') }).catch(() => {});
+    await unexpected(err, check, browser, shots);
   } finally {
     await browser?.close().catch(() => {});
     server.stop();

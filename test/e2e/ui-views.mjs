@@ -10,11 +10,11 @@
 // Usage: node test/e2e/ui-views.mjs [--no-build] ; exit code 0 = every check passed.
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildAndPackage, ensureInstalled, installVsix, log, newRunDir, openAtomicWorkbench, root, runWhenMain, startCodeServer, vsixPath, workbenchUrl } from '../../scripts/e2e/lib.mjs';
+import { log, openAtomicWorkbench, root, runWhenMain, startCodeServer, workbenchUrl } from '../../scripts/e2e/lib.mjs';
 import { callTool, connectCli } from '../../scripts/e2e/sample.mjs';
-import { checks, clean, runCommand, shot as shotIn, timeToVisible, until, graphStatus, webviewFrame } from './uiSteps.mjs';
+import { checks, clean, runCommand, shot as shotIn, timeToVisible, until, graphStatus, webviewFrame, prepareRun, unexpected } from './uiSteps.mjs';
 
 const shots = join(root, '.e2e', 'screenshots', 'views');
 const { check, summary } = checks();
@@ -84,15 +84,10 @@ async function lockReleased(folder) {
 
 export async function runViewsUi({ build = true } = {}) {
   const t0 = Date.now();
-  if (!process.env.ATOMIC_E2E_SKIP_INSTALL) ensureInstalled();
-  const vsix = build ? buildAndPackage() : vsixPath();
-  rmSync(shots, { recursive: true, force: true });
-  mkdirSync(shots, { recursive: true });
-  const runDir = newRunDir('views');
+  const runDir = prepareRun('views', shots, build);
   // A user cache of this run's own (the extension host and the command line inherit it): no vectors
   // from earlier runs of the same generated atoms, so the clone is as fresh as on a new machine.
   process.env.ATOMIC_CODING_CACHE_DIR = join(runDir, 'user-cache');
-  installVsix(vsix, join(runDir, 'ext'), join(runDir, 'ud'));
   // The 1,000 atoms are written as files by a workspace; the clone takes only its atoms/.
   const generated = join(runDir, 'generated');
   execFileSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'seed-example.ts'), '--generate', '1000', generated], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -179,10 +174,7 @@ export async function runViewsUi({ build = true } = {}) {
     check('after a restore the compare tab is still titled "v1 ↔ current" and its right side shows the restored text', restored && tabs.includes('solo_greeting: v1 ↔ current'), JSON.stringify(tabs));
     await shot(page, 'one-4-history-after-restore.png');
   } catch (err) {
-    log(`ERROR ${err.stack ?? err}`);
-    check('no unexpected error', false, err.message);
-    const page = browser?.pages().at(-1);
-    if (page) await page.screenshot({ path: join(shots, 'failure.png') }).catch(() => {});
+    await unexpected(err, check, browser, shots);
   } finally {
     await browser?.close().catch(() => {});
     server.stop();

@@ -1,7 +1,30 @@
-// Steps the UI scripts share (test/e2e/ui-language.mjs, ui-views.mjs, ui-debug-preview.mjs): checks that are counted, screenshots,
+// Steps the UI scripts share (test/e2e/ui-*.mjs): a run's start, checks that are counted, an unexpected error, screenshots,
 // polling, the command palette and Quick Open as a person uses them, and timing a widget in the page.
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { log } from '../../scripts/e2e/lib.mjs';
+import { buildAndPackage, ensureInstalled, installVsix, log, newRunDir, vsixPath } from '../../scripts/e2e/lib.mjs';
+
+/**
+ * A UI run's start: what the runs need installed (unless the caller did), the extension packaged (or the
+ * last package), `shots` emptied, and a run folder `label-*` with the extension installed for code-server.
+ */
+export function prepareRun(label, shots, build) {
+  if (!process.env.ATOMIC_E2E_SKIP_INSTALL) ensureInstalled();
+  const vsix = build ? buildAndPackage() : vsixPath();
+  rmSync(shots, { recursive: true, force: true });
+  mkdirSync(shots, { recursive: true });
+  const runDir = newRunDir(label);
+  installVsix(vsix, join(runDir, 'ext'), join(runDir, 'ud'));
+  return runDir;
+}
+
+/** An error no step expected: logged, counted as a failed check, and the last page kept as failure.png. */
+export async function unexpected(err, check, browser, shots) {
+  log(`ERROR ${err.stack ?? err}`);
+  check('no unexpected error', false, err.message);
+  const page = browser?.pages().at(-1);
+  if (page) await page.screenshot({ path: join(shots, 'failure.png') }).catch(() => {});
+}
 
 /** A list of named checks; `ok()` is the run's exit code (0 only when there were checks and all passed). */
 export function checks() {
