@@ -18,15 +18,11 @@ import { spawn } from 'node:child_process';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-/**
- * Runs `npm run <script>` (or, for a name with arguments, `node scripts/<name>`); resolves with its status,
- * output and seconds. Output is buffered when `quiet`.
- */
+/** Runs `npm run <script>`; resolves with its status, output and seconds. Output is buffered when `quiet`. */
 function npmRun(script, quiet) {
   const started = Date.now();
-  const [command, args] = script.includes(' ') ? [process.execPath, script.split(' ')] : [npm, ['run', '--silent', script]];
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit', shell: process.platform === 'win32' && command === npm });
+    const child = spawn(npm, ['run', '--silent', script], { stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit', shell: process.platform === 'win32' });
     const chunks = [];
     child.stdout?.on('data', (c) => chunks.push(c));
     child.stderr?.on('data', (c) => chunks.push(c));
@@ -61,11 +57,11 @@ async function step(scripts) {
 
 await step(['typecheck', 'lint', 'build']);
 await step(['test:unit']);
-await step(['scripts/test-integration.mjs --only=shared']);
+await step(['test:integration:shared']);
 const installed = await install;
 report(installed);
 if (installed.status !== 0) await finish(1);
-await step(['scripts/test-integration.mjs --only=alone']);
+await step(['test:integration:alone']);
 await step(['test:node22']);
 await step(['test:e2e']);
 await finish(0);

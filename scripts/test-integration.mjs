@@ -65,19 +65,26 @@ function rank(file) {
   return i === -1 ? SLOW_FIRST.length : i;
 }
 
-const bin22 = installNode(undefined, EXTENSION_HOST_NODE_VERSION);
-const node22 = join(bin22, process.platform === 'win32' ? 'node.exe' : 'node');
-const env22 = cleanEnv();
-env22.PATH = `${bin22}${delimiter}${env22.PATH ?? ''}`;
+/** Node 22 and its environment, installed on first need (the memory files alone need none). */
+let node22;
+function extensionHostNode() {
+  if (!node22) {
+    const bin = installNode(undefined, EXTENSION_HOST_NODE_VERSION);
+    const env = cleanEnv();
+    env.PATH = `${bin}${delimiter}${env.PATH ?? ''}`;
+    node22 = { node: join(bin, process.platform === 'win32' ? 'node.exe' : 'node'), env };
+  }
+  return node22;
+}
 
 /** Runs one file; resolves with its exit status, its output and its duration. */
 function runFile(file) {
   const onExtensionHost = EXTENSION_HOST.has(file);
-  const node = onExtensionHost ? node22 : process.execPath;
+  const { node, env } = onExtensionHost ? extensionHostNode() : { node: process.execPath, env: process.env };
   const args = ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...extra, join(folder, file)];
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(node, args, { env: onExtensionHost ? env22 : process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks = [];
     child.stdout.on('data', (c) => chunks.push(c));
     child.stderr.on('data', (c) => chunks.push(c));

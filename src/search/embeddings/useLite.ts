@@ -79,13 +79,10 @@ export class UseLiteProvider implements EmbeddingProvider {
       const least = this.processes.reduce((a, b) => (b.queuedTexts < a.queuedTexts || (b.queuedTexts === a.queuedTexts && b.running && !a.running) ? b : a));
       return least.embed(texts);
     }
-    // By length, so each model run (8 texts, padded to its longest) holds texts of like length.
-    const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
+    // In order, a slice each: each process runs its texts of like length together itself (useLiteWorker.ts).
     const size = Math.ceil(texts.length / n);
-    const parts = await Promise.all(this.processes.map((p, i) => p.embed(order.slice(i * size, (i + 1) * size).map((k) => texts[k]!))));
-    const vectors = new Array<Float32Array>(texts.length);
-    parts.flat().forEach((v, k) => (vectors[order[k]!] = v));
-    return vectors;
+    const parts = await Promise.all(this.processes.map((p, i) => p.embed(texts.slice(i * size, (i + 1) * size))));
+    return parts.flat();
   }
 
   /** Starts the first model process (it loads the model at once), ended when idle as after a request. */
