@@ -693,8 +693,8 @@ export class SearchIndex implements Disposable {
     const vector = this.embedQuery(text);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
+      // Not unref'd: someone awaits this answer, and the timer is cleared as soon as it comes.
       timer = setTimeout(() => reject(new ModelStarting()), wait);
-      timer.unref?.();
     });
     vector.catch(() => {}); // a failure after the wait is noted by embedTexts; nobody awaits it then
     try {
@@ -786,12 +786,15 @@ function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
-/** Runs `work`, but stops waiting for it after `ms`. */
+/**
+ * Runs `work`, but stops waiting for it after `ms`. The timer is not unref'd: a caller awaits the
+ * answer, and with an unref'd timer a process whose `work` waits on nothing else (a stalled model)
+ * ended with the answer still pending, instead of answering after `ms`.
+ */
 async function withinMs(ms: number, work: () => Promise<void>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, ms);
-    timer.unref?.();
   });
   try {
     await Promise.race([work(), timeout]);
