@@ -164,9 +164,11 @@ export async function runViewsUi({ build = true } = {}) {
     await page.locator('.part.sidebar .monaco-list-row', { hasText: 'solo_greeting' }).first().click();
     await history(1, 'Compare with Current');
     const compareTab = page.locator('.tabs-container .tab', { hasText: 'solo_greeting: v1 ↔ current' }).first();
-    await compareTab.waitFor({ timeout: 20_000 }).catch(() => {});
     const diffSides = async () => clean((await page.locator('.editor-instance .monaco-diff-editor .editor.modified .view-lines').first().innerText().catch(() => '')));
-    check('Compare opens the old version beside the current one, titled "v1 ↔ current"', (await compareTab.isVisible().catch(() => false)) && (await diffSides()).includes('second take'), JSON.stringify((await diffSides()).slice(-120)));
+    // The tab shows before the diff editor has drawn its sides: wait for both, as a person looks.
+    const compared = async () => (await compareTab.isVisible().catch(() => false)) && (await diffSides()).includes('second take');
+    await until('the compare tab and its sides', compared, 20_000).catch(() => {});
+    check('Compare opens the old version beside the current one, titled "v1 ↔ current"', await compared(), JSON.stringify((await diffSides()).slice(-120)));
     await shot(page, 'one-3-history-compare.png');
     await history(1, 'Restore v1');
     const restored = await until('the compare tab to show the restored text', async () => ((await diffSides()).includes('return "hello";') ? true : undefined)).catch(() => false);
