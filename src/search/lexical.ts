@@ -42,8 +42,17 @@ export class PackedWords implements WordLookup, Iterable<string> {
 
   /** The distinct words (none with white space) as one string: one join, a flat string, where a template keeps a tree of three. */
   static pack(words: Iterable<string>): string {
-    const distinct = [...new Set(words)].filter((w) => w.length > 0 && !/\s/.test(w));
-    return distinct.length === 0 ? ' ' : ['', ...distinct, ''].join(' ');
+    return PackedWords.join(PackedWords.distinct(words));
+  }
+
+  /** The words `pack` keeps: each once, in order, none empty or with white space. */
+  static distinct(words: Iterable<string>): string[] {
+    return [...new Set(words)].filter((w) => w.length > 0 && !/\s/.test(w));
+  }
+
+  /** Words that are `distinct` already, packed. */
+  static join(distinct: readonly string[]): string {
+    return distinct.length === 0 ? ' ' : ` ${distinct.join(' ')} `;
   }
 
   has(word: string): boolean {
@@ -118,14 +127,16 @@ export class LexicalIndex {
   /** Keeps the atom's words for the second pass, and counts them. */
   private count(atom: Atom, texts: ReturnType<typeof atomTexts>): void {
     this.uncount(atom.name);
+    const name = PackedWords.distinct(terms(atom.name));
+    const code = PackedWords.distinct(texts[3].toLowerCase().split(' '));
     const words: KeptWords = {
-      name: PackedWords.pack(terms(atom.name)),
-      code: PackedWords.pack(texts[3].split(' ').map((k) => k.toLowerCase())),
+      name: PackedWords.join(name),
+      code: PackedWords.join(code),
       // The atom's own list: an atom is replaced on change, never changed in place.
       dependencies: atom.dependencies,
     };
-    tally(this.frequency.code, new PackedWords(words.code), 1);
-    tally(this.frequency.name, new PackedWords(words.name), 1);
+    tally(this.frequency.code, code, 1);
+    tally(this.frequency.name, name, 1);
     this.wordsOf.set(atom.name, words);
   }
 
@@ -238,12 +249,14 @@ function withAcronyms(description: string): string {
  */
 function identifiersOf(atom: Atom): string {
   const seen = new Set<string>();
-  for (const match of atom.code.matchAll(/[A-Za-z_$][\w$]*/g)) {
-    const word = match[0];
+  // match() gives the words themselves; matchAll an object per match.
+  for (const word of atom.code.match(IDENTIFIER) ?? []) {
     if (word !== atom.name && !JS_KEYWORDS.has(word)) seen.add(word);
   }
   return [...seen].join(' ');
 }
+
+const IDENTIFIER = /[A-Za-z_$][\w$]*/g;
 
 const JS_KEYWORDS = new Set(
   ('break case catch class const continue debugger default delete do else export extends false finally for function ' +

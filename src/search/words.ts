@@ -13,15 +13,35 @@ const STOP_WORDS = new Set(
   ).split(' '),
 );
 
-/** Splits text into lowercase words: separators, snake_case and camelCase boundaries. */
+/**
+ * Splits text into lowercase words: separators, snake_case and camelCase boundaries, letters and
+ * digits apart (`atan2` -> atan, 2). Every atom's fields go through here when a workspace's index
+ * is built: a loop over the characters, where a split on a look-behind pattern was a tenth of it.
+ */
 export function splitWords(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+|(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])/)
-    .filter((w) => w.length > 0);
+  const lower = (HAS_UPPER.test(text) ? text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2') : text).toLowerCase();
+  const words: string[] = [];
+  let start = -1;
+  let inDigits = false;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    const digit = c >= 48 && c <= 57;
+    if (!digit && (c < 97 || c > 122)) {
+      if (start >= 0) words.push(lower.slice(start, i));
+      start = -1;
+    } else if (start < 0) {
+      start = i;
+    } else if (digit !== inDigits) {
+      words.push(lower.slice(start, i));
+      start = i;
+    }
+    inDigits = digit;
+  }
+  if (start >= 0) words.push(lower.slice(start));
+  return words;
 }
+
+const HAS_UPPER = /[A-Z]/;
 
 /** Stems by word: a workspace has a few thousand distinct words and stemming is the slow part. */
 const stems = new Map<string, string | null>();
