@@ -22,6 +22,9 @@ test('words are split on underscores, camelCase humps and digits, and stemmed', 
   assert.deepEqual(splitWords('player_jump'), ['player', 'jump']);
   assert.deepEqual(splitWords('aabbOverlap'), ['aabb', 'overlap']);
   assert.deepEqual(splitWords('parseHTTPRequest2d'), ['parse', 'http', 'request', '2', 'd']);
+  // Separators are anything but ASCII letters and digits (accents too); letters and digits part.
+  assert.deepEqual(splitWords('  atan2(y, x) vec3d__café-noir 10px'), ['atan', '2', 'y', 'x', 'vec', '3', 'd', 'caf', 'noir', '10', 'px']);
+  assert.deepEqual(splitWords(' -_ '), []);
   assert.deepEqual(terms('the player is jumping'), ['player', 'jump']);
   assert.equal(asAtomName('Math Clamp'), 'math_clamp');
   assert.equal(asAtomName('mathClamp'), 'math_clamp');
