@@ -47,7 +47,8 @@ function programOf(store: BuildSource): AtomLookup {
 }
 
 export class Builder {
-  private running: Promise<BuildRecord> | undefined;
+  /** The build in progress, to its end: its map written and `onDidBuild` fired (its answer comes before). */
+  private running: Promise<void> | undefined;
   private queued: Promise<BuildRecord> | undefined;
   /** The build the latest change asked for; it sees that change and every one before it. */
   private lastCaused: Promise<BuildRecord> | undefined;
@@ -225,7 +226,10 @@ export class Builder {
 
   /**
    * Builds from the store's current atoms. Calls made while a build runs share one follow-up
-   * build, which sees every change made before it started.
+   * build, which sees every change made before it started. Resolves with the build's record once
+   * latest.js is written and the build recorded: its source map is written after (a write's answer
+   * does not wait for it), and `onDidBuild` fires once the map is there too, so whoever reloads the
+   * bundle on that event finds the map that goes with it. `idle()` waits for both.
    */
   rebuild(): Promise<BuildRecord> {
     if (this.queued) return this.queued;
@@ -238,19 +242,31 @@ export class Builder {
   }
 
   private start(): Promise<BuildRecord> {
-    const run = this.buildOnce().finally(() => {
-      if (this.running === run) this.running = undefined;
+    let answer!: (record: BuildRecord) => void;
+    let fail!: (err: unknown) => void;
+    const answered = new Promise<BuildRecord>((resolve, reject) => {
+      answer = resolve;
+      fail = reject;
     });
+    // A build that throws before it answers (it records its own failures) fails its callers.
+    const run = this.buildOnce(answer)
+      .catch(fail)
+      .finally(() => {
+        if (this.running === run) this.running = undefined;
+      });
     this.running = run;
-    return run;
+    return answered;
   }
 
-  private async buildOnce(): Promise<BuildRecord> {
+  /** One build: `answer` is told its record once the bundle is written and recorded; the map and the event follow. */
+  private async buildOnce(answer: (record: BuildRecord) => void): Promise<void> {
     const started = performance.now();
     const program = programOf(this.store);
     const atoms = program.all();
     let record: BuildRecord;
     let target: string | undefined;
+    /** The source map of the bundle written, to write once the build has answered. */
+    let writeMap: (() => Promise<void>) | undefined;
     try {
       // Before bundling: a refused path writes nothing and says so, whatever the atoms are.
       target = this.checkOutputPath();
@@ -283,7 +299,8 @@ export class Builder {
       // The bundle just written is the one to copy from next, known by how it was left; should
       // that not be known, the next build encodes every atom rather than copy from the wrong file.
       const stat = await written.stat().catch(() => undefined);
-      await this.writeMap(mapPath, bundle);
+      const plan = bundle;
+      writeMap = () => this.writeMap(mapPath, plan);
       const previous = this.last;
       if (stat) {
         this.last = { handle: written, stat };
@@ -323,8 +340,12 @@ export class Builder {
     } catch (err) {
       this.log.warn(`build: could not record the build: ${(err as Error).message}`);
     }
+    answer(record);
+    // Rewriting the map is most of a build's own time once the workspace is large (every atom's
+    // lines; ~150 ms at 50,000 atoms): after the answer, before the event and the next build
+    // (which writes through the same buffers).
+    await writeMap?.();
     this.built.fire(record);
-    return record;
   }
 
   /**

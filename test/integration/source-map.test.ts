@@ -57,6 +57,7 @@ async function openExample(textTree: boolean) {
     await workspace.upsertMany(readAtomSources(example).map((s) => ({ ...s })));
   }
   await workspace.builder.rebuild();
+  await workspace.builder.idle(); // the map is written after the build answers
   return { dir, workspace };
 }
 
@@ -102,6 +103,31 @@ test('with the text tree, every atom line of latest.js maps to its line in atoms
     await workspace.textTree!.written();
     const again = checkEveryLine(bundlePath, (source) => readFileSync(resolve(dirname(bundlePath), source), 'utf8'));
     assert.equal(again, checked + 2);
+  } finally {
+    await workspace.close();
+  }
+});
+
+test('a build answers once latest.js is written; its event comes once the map that goes with it is written too', async () => {
+  const { dir, workspace } = await openExample(true);
+  try {
+    const bundlePath = join(dir, '.atomic', 'latest.js');
+    const seen: Array<{ inBundle: boolean; inMap: boolean }> = [];
+    const subscription = workspace.builder.onDidBuild(() => {
+      seen.push({
+        inBundle: readFileSync(bundlePath, 'utf8').includes('function extra_helper('),
+        inMap: (JSON.parse(readFileSync(`${bundlePath}.map`, 'utf8')) as { sources: string[] }).sources.includes('../atoms/extra_helper.js'),
+      });
+    });
+    try {
+      const { build } = await workspace.upsert({ name: 'extra_helper', type: 'util', description: 'Doubles a number.', code: 'function extra_helper(x) {\n  return x * 2;\n}\n' });
+      assert.equal(build.status, 'success');
+      assert.ok(readFileSync(bundlePath, 'utf8').includes('function extra_helper('), 'the answer comes with the bundle written');
+      await workspace.builder.idle();
+      assert.deepEqual(seen.at(-1), { inBundle: true, inMap: true }, 'whoever reloads on the event finds the bundle and its map');
+    } finally {
+      subscription.dispose();
+    }
   } finally {
     await workspace.close();
   }
