@@ -47,8 +47,10 @@ function programOf(store: BuildSource): AtomLookup {
 }
 
 export class Builder {
-  /** The build in progress, to its end: its map written and `onDidBuild` fired (its answer comes before). */
+  /** The build in progress, to its end: its map written (its answer and `onDidBuild` come before). */
   private running: Promise<void> | undefined;
+  /** The map of the build announced last, being written (see `mapWritten`). */
+  private mapping: Promise<void> | undefined;
   private queued: Promise<BuildRecord> | undefined;
   /** The build the latest change asked for; it sees that change and every one before it. */
   private lastCaused: Promise<BuildRecord> | undefined;
@@ -227,9 +229,8 @@ export class Builder {
   /**
    * Builds from the store's current atoms. Calls made while a build runs share one follow-up
    * build, which sees every change made before it started. Resolves with the build's record once
-   * latest.js is written and the build recorded: its source map is written after (a write's answer
-   * does not wait for it), and `onDidBuild` fires once the map is there too, so whoever reloads the
-   * bundle on that event finds the map that goes with it. `idle()` waits for both.
+   * latest.js is written and the build recorded (`onDidBuild` fires then too); its source map is
+   * written after, so a write's answer does not wait for it: `mapWritten()` does, `idle()` too.
    */
   rebuild(): Promise<BuildRecord> {
     if (this.queued) return this.queued;
@@ -258,7 +259,7 @@ export class Builder {
     return answered;
   }
 
-  /** One build: `answer` is told its record once the bundle is written and recorded; the map and the event follow. */
+  /** One build: its event and `answer` once the bundle is written and recorded, then its map. */
   private async buildOnce(answer: (record: BuildRecord) => void): Promise<void> {
     const started = performance.now();
     const program = programOf(this.store);
@@ -340,12 +341,26 @@ export class Builder {
     } catch (err) {
       this.log.warn(`build: could not record the build: ${(err as Error).message}`);
     }
-    answer(record);
     // Rewriting the map is most of a build's own time once the workspace is large (every atom's
-    // lines; ~150 ms at 50,000 atoms): after the answer, before the event and the next build
-    // (which writes through the same buffers).
-    await writeMap?.();
-    this.built.fire(record);
+    // lines; ~75 ms at 50,000 atoms): after the answer and the event, before the next build (which
+    // writes through the same buffers). Whoever reads the map waits for it (`mapWritten`).
+    let mapped!: () => void;
+    this.mapping = new Promise<void>((resolve) => (mapped = resolve));
+    try {
+      this.built.fire(record);
+      answer(record);
+      await writeMap?.();
+    } finally {
+      mapped();
+    }
+  }
+
+  /**
+   * Resolves once latest.js.map goes with the bundle of the last build announced (`onDidBuild`): a
+   * build's map is written after its answer and its event. Readers of the map wait for this.
+   */
+  mapWritten(): Promise<void> {
+    return this.mapping ?? Promise.resolve();
   }
 
   /**

@@ -284,9 +284,12 @@ function readCheckedBundle(deps: PanelDeps): string {
 
 /** latest.js.map next to latest.js, read as the bundle is (inside the folder only), or undefined. */
 async function readSourceMap(deps: PanelDeps): Promise<string | undefined> {
-  const path = deps.lifecycle?.workspace?.builder.outputPath;
-  if (!path) return undefined;
+  const builder = deps.lifecycle?.workspace?.builder;
+  const path = builder?.outputPath;
+  if (!builder || !path) return undefined;
   try {
+    // A build's map is written after its event: the one that goes with the bundle just announced.
+    await builder.mapWritten();
     const text = await readFile(`${path}.map`, 'utf8');
     if (!text.startsWith('{"version":3')) return undefined;
     // Served from an address, the map names the atoms' files by absolute file URLs, which a debugger opens.
