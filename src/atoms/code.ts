@@ -3,15 +3,9 @@
  * function declaration named like the atom (comments aside). The bundle calls atoms by
  * name, and anything else at the top level would leak into every other atom's scope.
  */
-import { parse, tokenizer, type Options } from 'acorn';
+import { tokenizer } from 'acorn';
+import { codeNames, type CodeNames } from './calls.js';
 import { AtomError } from './errors.js';
-
-/**
- * Without `locations`: a location object and two positions per node were half of a parse's
- * garbage, and every write parses its code. A shape error's line comes from the node's offset;
- * a syntax error carries its line and column either way.
- */
-const PARSE_OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'script' };
 
 /** The 1-based line of an offset in `code`. */
 function lineAt(code: string, offset: number): number {
@@ -25,16 +19,16 @@ interface AcornSyntaxError extends SyntaxError {
 }
 
 export function checkAtomCode(name: string, code: string): void {
-  let program;
+  let body: CodeNames['top'];
   try {
-    program = parse(code, PARSE_OPTIONS);
+    // The parse the write's other checks read too (codeNames remembers it): one parse, not two.
+    body = codeNames(code).top;
   } catch (err) {
     const e = err as AcornSyntaxError;
     const where = e.loc ? ` at line ${e.loc.line}, column ${e.loc.column + 1} of the code` : '';
     const reason = e.message.replace(/\s*\(\d+:\d+\)$/, '');
     throw new AtomError('syntax', `code does not parse as JavaScript${where}: ${reason}`);
   }
-  const body = program.body;
   const expected = `function ${name}(...) { ... }`;
   if (body.length === 0) {
     throw new AtomError('shape', `code is empty: write one top-level function declaration, ${expected}`);
@@ -46,10 +40,10 @@ export function checkAtomCode(name: string, code: string): void {
       `code must be one top-level function declaration named "${name}" (found ${describe(first.type)} at line ${lineAt(code, first.start)} of the code); write ${expected}`,
     );
   }
-  if (first.id?.name !== name) {
+  if (first.name !== name) {
     throw new AtomError(
       'shape',
-      `the function is named "${first.id?.name}" but the atom is "${name}": the bundle calls atoms by name, so write ${expected}`,
+      `the function is named "${first.name}" but the atom is "${name}": the bundle calls atoms by name, so write ${expected}`,
     );
   }
   if (body.length > 1) {
