@@ -123,7 +123,10 @@ export class AtomWorkspace {
         throw err;
       }
     }
-    if (store.size > 0 && !workspace.builder.hasWholeBundle()) await workspace.builder.rebuild();
+    if (store.size > 0 && !workspace.builder.hasWholeBundle()) {
+      await workspace.builder.rebuild();
+      await workspace.builder.mapWritten(); // nobody waits on a write here: the bundle is whole at once
+    }
     // In the background once the workspace is open (a search waits for it, the first answer does
     // not): started before the text tree's open, its slices took turns from it, 0.8 s at 50,000 atoms.
     void workspace.search.open().catch(() => {});

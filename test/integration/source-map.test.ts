@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { formatAtomDocument } from '../../src/atoms/atomDocument.js';
 import { AtomWorkspace } from '../../src/workspace.js';
@@ -133,6 +133,29 @@ test('a build answers once latest.js is written; a reader of the map that waits 
     }
   } finally {
     await workspace.close();
+  }
+});
+
+test('a map older than its bundle (the process ended between the two) is written again when the workspace opens', async () => {
+  const { dir, workspace } = await openExample(true);
+  const bundlePath = join(dir, '.atomic', 'latest.js');
+  try {
+    await workspace.upsert({ name: 'extra_helper', type: 'util', description: 'Doubles a number.', code: 'function extra_helper(x) {\n  return x * 2;\n}\n' });
+  } finally {
+    await workspace.close();
+  }
+  // As if the process had ended before the map of its last build: the map from a build before.
+  const bundleTime = statSync(bundlePath).mtime;
+  const stale = '{"version":3,"file":"latest.js","sources":[],"names":[],"mappings":""}';
+  writeFileSync(`${bundlePath}.map`, stale);
+  utimesSync(`${bundlePath}.map`, new Date(bundleTime.getTime() - 60_000), new Date(bundleTime.getTime() - 60_000));
+  const again = await AtomWorkspace.open(dir, { embeddings: wordsOnly });
+  try {
+    await again.builder.idle();
+    const checked = checkEveryLine(bundlePath, (source) => readFileSync(resolve(dirname(bundlePath), source), 'utf8'));
+    assert.ok(checked > 100, `the map maps the bundle again (${checked} lines)`);
+  } finally {
+    await again.close();
   }
 });
 
