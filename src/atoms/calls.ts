@@ -90,7 +90,7 @@ function parseNames(code: string): CodeNames {
   const returns: { argument: Node | null; line: number }[] = [];
   if (fn && fn.type === 'FunctionDeclaration') collectReturns(fn.body as Node, code, returns);
   const top = Object.freeze(
-    (program.body as Node[]).map((n) => Object.freeze({ type: n.type, start: n.start as number, name: ((n.id as Node | null | undefined)?.name as string | undefined) ?? undefined })),
+    (program.body as Node[]).map((n) => Object.freeze({ type: n.type, start: n.start as number, name: (n.id as Node | null | undefined)?.name as string | undefined })),
   );
   return Object.freeze({ free, params: Object.freeze(params), typeofOnly: Object.freeze(free.filter((n) => !usedPlainly.has(n))), returns: Object.freeze(returns), top });
 }

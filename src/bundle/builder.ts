@@ -183,19 +183,21 @@ export class Builder {
    */
   hasWholeBundle(): boolean {
     try {
-      const fd = openSync(this.checkOutputPath(), 'r');
+      const path = this.checkOutputPath();
+      const fd = openSync(path, 'r');
       try {
-        const size = fstatSync(fd).size;
+        const stat = fstatSync(fd);
+        const size = stat.size;
         if (!startsAsBundle(fd, size)) return false;
         // A bundle written before maps (no map line) is built again, so that it gets its map.
-        const end = BUNDLE_END + sourceMappingLine(basename(this.checkOutputPath()) + '.map');
+        const end = BUNDLE_END + sourceMappingLine(basename(path) + '.map');
         const tail = Buffer.alloc(Math.min(size, Buffer.byteLength(end)));
         readSync(fd, tail, 0, tail.length, size - tail.length);
         if (tail.toString('utf8') !== end) return false;
         // The map is written after the bundle (`mapWritten`): one older than the bundle was not (a
         // crash in between), and is written again with it.
-        const map = statSync(this.checkOutputPath() + '.map', { throwIfNoEntry: false });
-        return map !== undefined && map.mtimeMs >= fstatSync(fd).mtimeMs;
+        const map = statSync(path + '.map', { throwIfNoEntry: false });
+        return map !== undefined && map.mtimeMs >= stat.mtimeMs;
       } finally {
         closeSync(fd);
       }

@@ -40,17 +40,12 @@ export class PackedWords implements WordLookup, Iterable<string> {
   /** `packed` as `pack` gives it. */
   constructor(private readonly packed: string) {}
 
-  /** The distinct words (none with white space) as one string: one join, a flat string, where a template keeps a tree of three. */
-  static pack(words: Iterable<string>): string {
-    return PackedWords.join(PackedWords.distinct(words));
-  }
-
-  /** The words `pack` keeps: each once, in order, none empty or with white space. */
+  /** The words a PackedWords keeps: each once, in order, none empty or with white space. */
   static distinct(words: Iterable<string>): string[] {
     return [...new Set(words)].filter((w) => w.length > 0 && !/\s/.test(w));
   }
 
-  /** Words that are `distinct` already, packed. */
+  /** Words that are `distinct` already, as one string: one join, a flat string, where a template keeps a tree of three. */
   static join(distinct: readonly string[]): string {
     return distinct.length === 0 ? ' ' : ` ${distinct.join(' ')} `;
   }
@@ -79,7 +74,7 @@ export const QUERY_DEFAULTS = {
   weights: { fuzzy: 0.3, prefix: 0.5 },
 };
 
-/** An atom's words as the index keeps them: packed (PackedWords.pack), wrapped only when asked. */
+/** An atom's words as the index keeps them: packed (PackedWords.join), wrapped only when asked. */
 interface KeptWords {
   name: string;
   code: string;

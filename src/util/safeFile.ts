@@ -9,6 +9,7 @@
  * a FIFO opens at once and is then refused as not a regular file).
  */
 import { constants, promises as fsp, closeSync, fstatSync, ftruncateSync, openSync, readSync, type BigIntStats, type Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_APPEND } = constants;
 /** 0 where the platform has no such flag (Windows): there a link is refused by the lstat a caller makes first. */
@@ -116,16 +117,22 @@ export async function readPlainFile(file: string, maxBytes: number): Promise<Buf
   try {
     const size = (await handle.stat()).size;
     const buffer = Buffer.alloc(Math.min(size, maxBytes));
-    let read = 0;
-    while (read < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, read, buffer.length - read, read);
-      if (bytesRead === 0) break;
-      read += bytesRead;
-    }
+    const read = await readFully(handle, buffer, 0);
     return read === buffer.length ? buffer : buffer.subarray(0, read);
   } finally {
     await handle.close();
   }
+}
+
+/** Fills `buffer` from the file's `position` on, or as much of it as the file holds; the bytes read. */
+export async function readFully(handle: FileHandle, buffer: Buffer, position: number): Promise<number> {
+  let read = 0;
+  while (read < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, read, buffer.length - read, position + read);
+    if (bytesRead === 0) break;
+    read += bytesRead;
+  }
+  return read;
 }
 
 /** readPlainFile, synchronously. */

@@ -11,7 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { AtomDraft } from '../../src/atoms/model.js';
 import { formatSignature } from '../../src/atoms/signature.js';
 import { GAME_ATOMS, GAME_QUERIES, HELD_OUT_QUERIES, type LabelledQuery } from '../fixtures/game-atoms.js';
-import { seeded } from './generate.js';
+import { newAtom, seeded } from './generate.js';
 import { connectStdio, peakResidentBytes, SDK_DEFAULT_STDIO_MAX, startOurs, timedCall, type Connected } from './harness.js';
 import { bytes, ms, ratio, summarize, type BenchOptions, type BenchSection } from './report.js';
 import { benchSizes, prepareFrom, prepareWorkspace, type PreparedWorkspace } from './workspaces.js';
@@ -151,19 +151,6 @@ async function sequence(server: Connected, calls: { name: string; args: Record<s
     size += Buffer.byteLength(r.text);
   }
   return { ms: total, bytes: size };
-}
-
-/** A new atom that calls one existing atom (what an agent adds most often). */
-function newAtom(name: string, dependency: string): AtomDraft {
-  return {
-    name,
-    type: 'feature',
-    description: 'Applies the bench adjustment to a value, using an existing helper.',
-    inputs: [{ name: 'value', type: 'number' }],
-    outputs: [{ name: 'result', type: 'number' }],
-    dependencies: [dependency],
-    code: `function ${name}(value) {\n  const base = ${dependency}(value);\n  return Number(base) + value * 2;\n}\n`,
-  };
 }
 
 function toEntity(atom: AtomDraft) {

@@ -31,7 +31,7 @@ import type { AtomDraft } from '../../src/atoms/model.js';
 import { EVAL_ATOMS, EVAL_SETS, type EvalQuery } from '../eval/search.eval.js';
 import { GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
 import { tempDir } from '../support/tmp.js';
-import { generateAtoms, seeded } from './generate.js';
+import { generateAtoms, newAtom, seeded } from './generate.js';
 import { CLI, connectStdio, peakResidentBytes, timedCall, type Connected } from './harness.js';
 import { bytes, ms, ratio, summarize, type BenchOptions, type BenchSection } from './report.js';
 
@@ -555,19 +555,6 @@ async function untilShows(client: Client, call: Call, name: string, t0: number, 
     if (performance.now() - t0 > timeoutMs) throw new Error(`${call.name}: ${name} not seen after ${timeoutMs / 1000} s: ${r.text.slice(0, 300)}`);
     await sleep(25);
   }
-}
-
-/** A new atom that calls one existing atom (what an agent adds most often). */
-function newAtom(name: string, dependency: string): AtomDraft {
-  return {
-    name,
-    type: 'feature',
-    description: 'Applies the bench adjustment to a value, using an existing helper.',
-    inputs: [{ name: 'value', type: 'number' }],
-    outputs: [{ name: 'result', type: 'number' }],
-    dependencies: [dependency],
-    code: `function ${name}(value) {\n  const base = ${dependency}(value);\n  return Number(base) + value * 2;\n}\n`,
-  };
 }
 
 /** recall@1, recall@5 and MRR of both servers on the eval's labelled query sets. */

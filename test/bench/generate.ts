@@ -138,3 +138,16 @@ export function generateAtoms(count: number, seed = 42): GeneratedSet {
 function capitalize(word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1);
 }
+
+/** A new atom that calls one existing atom (what an agent adds most often). */
+export function newAtom(name: string, dependency: string): AtomDraft {
+  return {
+    name,
+    type: 'feature',
+    description: 'Applies the bench adjustment to a value, using an existing helper.',
+    inputs: [{ name: 'value', type: 'number' }],
+    outputs: [{ name: 'result', type: 'number' }],
+    dependencies: [dependency],
+    code: `function ${name}(value) {\n  const base = ${dependency}(value);\n  return Number(base) + value * 2;\n}\n`,
+  };
+}

@@ -18,8 +18,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { userCacheDir } from '../../util/cacheDir.js';
-import type { FileHandle } from 'node:fs/promises';
-import { openPlainFile } from '../../util/safeFile.js';
+import { openPlainFile, readFully } from '../../util/safeFile.js';
 import { textHash } from '../../util/textHash.js';
 import type { EmbedderMemory, EmbeddingProvider } from './provider.js';
 
@@ -199,17 +198,6 @@ export class VectorCache {
 
 /** Records read at a time when the file is indexed (~1 MiB at 512 dimensions). */
 const INDEX_READ_RECORDS = 512;
-
-/** Fills `buffer` from `position` on, or as much of it as the file holds; the bytes read. */
-async function readFully(handle: FileHandle, buffer: Buffer, position: number): Promise<number> {
-  let read = 0;
-  while (read < buffer.length) {
-    const { bytesRead } = await handle.read(buffer, read, buffer.length - read, position + read);
-    if (bytesRead === 0) break;
-    read += bytesRead;
-  }
-  return read;
-}
 
 function checksum(bytes: Uint8Array): Buffer {
   return createHash('sha256').update(bytes).digest().subarray(0, CHECK_BYTES);
