@@ -57,10 +57,15 @@ export function diffGraph(nodes: ReadonlySet<string>, edges: ReadonlySet<string>
 export class GraphIndex {
   readonly dependencies: Map<string, string[]>;
   readonly dependents: Map<string, string[]>;
+  /** The dependencies drawn as edges: those between two of the snapshot's atoms (as edgesOf). */
+  readonly edgeCount: number;
 
   constructor(snapshot: GraphSnapshot) {
     this.dependencies = new Map(snapshot.atoms.map((a) => [a.name, a.dependencies]));
     this.dependents = dependentsMap(this.dependencies);
+    let edges = 0;
+    for (const ds of this.dependencies.values()) for (const d of ds) if (this.dependencies.has(d)) edges++;
+    this.edgeCount = edges;
   }
 
   has(name: string): boolean {

@@ -2,7 +2,7 @@
 // Node 24 from npm), Debian's chromium through playwright-core, and packaging the extension.
 // Plain Node ESM with no dependencies beyond playwright-core, so `npm start` and `npm run test:e2e` share it.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
@@ -62,10 +62,23 @@ export function freePort() {
   });
 }
 
-/** A fresh directory for one run: code-server's user data, extensions, logs and the browser profile. */
+/** Run directories kept for reading their logs afterwards (a whole e2e run makes seven). */
+const KEEP_RUNS = 21;
+
+/**
+ * A fresh directory for one run: code-server's user data, extensions, logs and the browser profile. The
+ * oldest beyond the newest KEEP_RUNS are removed first: each holds an unpacked extension and a browser
+ * profile (60 MB), and a developer's cache had grown to 5 GB of them.
+ */
 export function newRunDir(kind) {
-  mkdirSync(join(e2eHome, 'runs'), { recursive: true });
-  return mkdtempSync(join(e2eHome, 'runs', `${kind}-`));
+  const runs = join(e2eHome, 'runs');
+  mkdirSync(runs, { recursive: true });
+  const dirs = readdirSync(runs, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => ({ path: join(runs, d.name), mtime: statSync(join(runs, d.name)).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime);
+  for (const old of dirs.slice(KEEP_RUNS)) rmSync(old.path, { recursive: true, force: true });
+  return mkdtempSync(join(runs, `${kind}-`));
 }
 
 /** Where `vsce package` puts the extension: <name>-<version>.vsix in the repo (gitignored). */

@@ -34,6 +34,10 @@ test('the snapshot lists every atom and edge, the entry point and the atoms noth
     'render->math_clamp',
     'render->physics_config',
   ]);
+  // The status line counts the edges from the snapshot (a big overview draws them after its first paint).
+  assert.equal(new GraphIndex(s).edgeCount, edgesOf(s).length);
+  const dangling = { ...s, atoms: [...s.atoms, { ...s.atoms[0]!, name: 'lonely', dependencies: ['gone_atom', 'math_clamp'] }] };
+  assert.equal(new GraphIndex(dangling).edgeCount, edgesOf(dangling).length, 'a dependency on no atom draws no edge');
 });
 
 test('cycles in a hand-edited database are reported and their edges marked', () => {
