@@ -31,6 +31,9 @@ export function findEntryPoint(atoms: Pick<ReadonlyMap<string, Atom>, 'get'>, or
   for (const preferred of ['game_loop', 'main']) {
     if (atoms.get(preferred)?.type === 'core') return preferred;
   }
-  const cores = (typeof order === 'function' ? order() : order).filter((n) => atoms.get(n)?.type === 'core');
-  return cores.length > 0 ? cores[cores.length - 1]! : null;
+  // From the end: the core atoms that tie a program together come last in dependency order, so at
+  // 50,000 atoms this looks up a few names where filtering them all cost ~35 ms per created atom.
+  const names = typeof order === 'function' ? order() : order;
+  for (let i = names.length - 1; i >= 0; i--) if (atoms.get(names[i]!)?.type === 'core') return names[i]!;
+  return null;
 }

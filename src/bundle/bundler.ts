@@ -259,7 +259,8 @@ export class IncrementalBundler {
       this.rendered = {
         entry,
         orderLine: Buffer.from(
-          `// Atoms: ${order.length}\n// Order: ${order.map(commentText).join(' -> ')}\n(function() {\n  "use strict";\n\n`,
+          // One escape of the whole line, not one per name: the separator neither makes nor breaks an escape.
+          `// Atoms: ${order.length}\n// Order: ${commentText(order.join(' -> '))}\n(function() {\n  "use strict";\n\n`,
         ),
         boot: Buffer.from(['  // Boot', ...bootLines(entry), '})();', ''].join('\n')),
       };

@@ -144,6 +144,7 @@ export class AtomStore implements AtomReader, Disposable {
     previous?.close();
     this.db = loaded.database;
     this.seq = loaded.seq;
+    this.builds.takeOver(loaded.builds);
     this.compaction.loaded(loaded.replayed, loaded.unsaved);
     if (!this.readOnlyReason) {
       await this.journal.close();
@@ -157,7 +158,6 @@ export class AtomStore implements AtomReader, Disposable {
       if (this.readOnlyReason) this.embeddings.hold(loaded.legacyVectors);
       else await this.takeLegacyVectors(loaded.legacyVectors);
     }
-    this.builds.replace(loaded.lastBuild);
     this.report = loaded.report;
     this.outside.stamp();
     logOpenReport(this.log, loaded.report, this.dbFile);
@@ -407,7 +407,7 @@ export class AtomStore implements AtomReader, Disposable {
       this.outside.stamp();
     }
     this.seq = entry.seq;
-    applyEntry(this.db, entry);
+    applyEntry(this.db, entry, this.builds);
     this.applyToModel(ops);
     this.compaction.committed();
   }
@@ -417,13 +417,13 @@ export class AtomStore implements AtomReader, Disposable {
     for (const op of ops) {
       if (op.op === 'del') this.embeddings.forget(op.name);
       else if (op.op === 'emb') this.embeddings.apply(slotRows(op.rows));
-      else if (op.op === 'build') this.builds.apply(this.db, op);
     }
   }
 
   /** In the write turn: the snapshot now (see compaction.ts). */
   private async compactNow(): Promise<void> {
     if (this.readOnlyReason) throw readOnlyError(this.readOnlyReason);
+    this.builds.writeHeldOrder(this.db);
     await writeSnapshot(this.db, this.seq, this.dbFile, this.journal);
     this.compaction.snapshotted();
     this.outside.stamp();

@@ -8,7 +8,7 @@ import type { Atom } from '../atoms/model.js';
 import type { Logger } from '../util/log.js';
 import { nextTurn } from '../util/turn.js';
 import { deleteAtomRow, readAtomRows, writeAtom, writeSeals, writeTombstone } from './atoms/table.js';
-import { readLastBuild, writeBuild, type BuildRecord } from './builds.js';
+import { BuildRecords, readLastBuild } from './builds.js';
 import { StoreDatabase } from './database.js';
 import { deleteEmbedding, legacyOf, readEmbeddingSlots, readLegacyVectors, writeEmbeddings, type EmbeddingSlots, type LegacyVector } from './vectors/stored.js';
 import { readJournal, type JournalEntry } from './journal.js';
@@ -39,7 +39,8 @@ export interface Loaded {
    * rows), newest last: the store moves them into vectors.bin and empties that table.
    */
   legacyVectors: LegacyVector[];
-  lastBuild: BuildRecord | undefined;
+  /** The last build, its order as the journal left it (held in memory until the next snapshot). */
+  builds: BuildRecords;
   report: OpenReport;
 }
 
@@ -61,10 +62,13 @@ export async function readStore(bytes: Uint8Array | undefined, dbFile: string, j
       log.warn(`journal: dropped ${totalBytes - validBytes} bytes of a write torn by a crash (it was never acknowledged)`);
     }
     const journalVectors: LegacyVector[] = [];
+    // The journal's build orders are changes to the one before, starting from the snapshot's.
+    const builds = new BuildRecords();
+    builds.replace(readLastBuild(database));
     for (const entry of entries) {
       if (entry.seq <= snapshotSeq) continue;
       for (const op of entry.ops) if (op?.op === 'emb' && Array.isArray(op.rows)) journalVectors.push(...op.rows.map(legacyOf).filter((v) => v !== undefined));
-      applyEntry(database, checkedEntry(entry, report.refused));
+      applyEntry(database, checkedEntry(entry, report.refused), builds);
       seq = entry.seq;
       replayed++;
     }
@@ -84,7 +88,7 @@ export async function readStore(bytes: Uint8Array | undefined, dbFile: string, j
     const legacyVectors = [...readLegacyVectors(database, loaded), ...journalVectors.filter((v) => loaded(v.name))];
     const unsaved = changed || sealed.size > 0;
     return {
-      database, seq, replayed, unsaved, journal: { validBytes, totalBytes }, atoms, order, embeddings, legacyVectors, lastBuild: readLastBuild(database), report,
+      database, seq, replayed, unsaved, journal: { validBytes, totalBytes }, atoms, order, embeddings, legacyVectors, builds, report,
     };
   } catch (err) {
     database.close();
@@ -92,8 +96,8 @@ export async function readStore(bytes: Uint8Array | undefined, dbFile: string, j
   }
 }
 
-/** One journal entry, in one transaction: each op by the SQL of the table that owns it. */
-export function applyEntry(db: StoreDatabase, entry: JournalEntry): void {
+/** One journal entry, in one transaction: each op by the SQL of the table that owns it (a build's by `builds`). */
+export function applyEntry(db: StoreDatabase, entry: JournalEntry, builds: BuildRecords): void {
   db.transaction(() => {
     for (const op of entry.ops) {
       switch (op.op) {
@@ -109,7 +113,7 @@ export function applyEntry(db: StoreDatabase, entry: JournalEntry): void {
           writeEmbeddings(db, op.rows);
           break;
         case 'build':
-          writeBuild(db, op);
+          builds.write(db, op);
           break;
       }
     }
