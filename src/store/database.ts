@@ -8,7 +8,7 @@
  */
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import { openPlainFileSync } from '../util/safeFile.js';
-import type { Database, SqlValue } from 'sql.js';
+import type { Database, SqlValue, Statement } from 'sql.js';
 import { prepareSchema, type RemovedObject } from './schema.js';
 import { loadSqlJs } from './sqlite.js';
 
@@ -67,9 +67,17 @@ export function readSnapshot(file: string): Uint8Array | undefined {
   }
 }
 
+/** Prepared statements kept for reuse (see StoreDatabase.statement); the oldest is freed beyond this. */
+const MAX_PREPARED = 64;
+
 export class StoreDatabase {
   /** Where the room after the snapshot ends, in pages; undefined when there is none left. */
   private roomEnd: number | undefined;
+  /**
+   * Statements by their SQL, prepared once: `Database.run(sql, params)` prepares, steps and frees
+   * every time, and preparing was half of sql.js's time in a small write (five statements an atom).
+   */
+  private readonly prepared = new Map<string, Statement>();
 
   private constructor(
     private readonly db: Database,
@@ -100,15 +108,16 @@ export class StoreDatabase {
     }
   }
 
-  /** Every row of a query, as arrays of column values. */
+  /** Every row of a query (one statement), as arrays of column values. */
   rows(sql: string, params: SqlValue[] = []): SqlValue[][] {
-    const stmt = this.db.prepare(sql, params);
+    const stmt = this.statement(sql);
     try {
+      stmt.bind(params);
       const out: SqlValue[][] = [];
       while (stmt.step()) out.push(stmt.get());
       return out;
     } finally {
-      stmt.free();
+      stmt.reset();
     }
   }
 
@@ -126,19 +135,51 @@ export class StoreDatabase {
     }
   }
 
+  /** Runs one statement (SQL after the first is not run). */
   run(sql: string, params: SqlValue[] = []): void {
-    this.db.run(sql, params);
+    const stmt = this.statement(sql);
+    try {
+      stmt.bind(params);
+      stmt.step();
+    } finally {
+      stmt.reset();
+    }
+  }
+
+  /**
+   * The prepared statement of `sql`, kept for the next call (reset after each use). Not for
+   * `eachRow`, whose statement stays open while its caller iterates, nor for SQL whose values are
+   * written into it (each text would be kept); the oldest is freed past MAX_PREPARED.
+   */
+  private statement(sql: string): Statement {
+    let stmt = this.prepared.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      if (this.prepared.size >= MAX_PREPARED) {
+        const [oldest, old] = this.prepared.entries().next().value!;
+        old.free();
+        this.prepared.delete(oldest);
+      }
+      this.prepared.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  /** Frees the kept statements: before the database is exported, vacuumed or closed. */
+  private freePrepared(): void {
+    for (const stmt of this.prepared.values()) stmt.free();
+    this.prepared.clear();
   }
 
   /** Runs `work` in one transaction: all of its statements, or (when it throws) none. */
   transaction(work: () => void): void {
     this.settleRoom();
-    this.db.run('BEGIN');
+    this.run('BEGIN');
     try {
       work();
-      this.db.run('COMMIT');
+      this.run('COMMIT');
     } catch (err) {
-      this.db.run('ROLLBACK');
+      this.run('ROLLBACK');
       throw err;
     }
   }
@@ -148,18 +189,20 @@ export class StoreDatabase {
   }
 
   setMetaValue(key: string, value: string): void {
-    this.db.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]);
+    this.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]);
   }
 
   /** Rewrites the database whole: no free space left in its pages, and the page size asked for takes effect. */
   vacuum(): void {
     this.roomEnd = undefined; // a file of its own size now
+    this.freePrepared();
     this.db.run('VACUUM');
   }
 
   /** The whole database as the bytes of a snapshot. */
   export(): Uint8Array {
     this.settleRoom();
+    this.freePrepared();
     const bytes = this.db.export();
     // sql.js closes and reopens the database to export it, which resets the journal mode.
     this.db.run(JOURNAL_MODE);
@@ -168,6 +211,7 @@ export class StoreDatabase {
 
   close(): void {
     this.settleRoom();
+    this.freePrepared();
     this.db.close();
   }
 
