@@ -12,7 +12,7 @@
  *    against the graph as it will be after the whole change, each deleted atom left with no
  *    dependent. The store journals and applies the result, or nothing when this throws.
  */
-import { codeCallers, renameInCode, RenameConflict } from './calls.js';
+import { codeCallers, holdCodeNames, renameInCode, RenameConflict } from './calls.js';
 import { errors, AtomError } from './errors.js';
 import { checkDependencies, dependentsMap, soundTogether, type DependencyMap, type GraphLookup } from './graph.js';
 import type { Atom, AtomDraft } from './model.js';
@@ -79,6 +79,8 @@ export interface WritePlan extends ChangePlan {
 
 /** Plans a write request against the atoms as they are (see the module's comment). */
 export function planWrite(atoms: WriteReader, request: WriteRequest): WritePlan {
+  // Each draft's code is parsed here and read again by the store's check right after: keep them all.
+  holdCodeNames(request.drafts.length);
   return request.mode === 'save' ? planSave(atoms, request.drafts, request.deletes ?? []) : planImport(atoms, request.drafts, request.deletes ?? [], request.thorough ?? true);
 }
 

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { codeNames, referencedAtoms } from '../../src/atoms/calls.js';
+import { codeNames, holdCodeNames, referencedAtoms } from '../../src/atoms/calls.js';
 
 const atoms = new Set(['format_score', 'clamp', 'game_state', 'draw_hud']);
 const isAtom = (n: string) => atoms.has(n);
@@ -48,5 +48,25 @@ describe('names an atom refers to', () => {
 
   test('code that does not parse refers to nothing', () => {
     assert.deepEqual(referencedAtoms('function f( {', isAtom), []);
+  });
+});
+
+describe("the codes' names kept for a batch", () => {
+  test('a batch being planned keeps every code it parsed until its task ends, then the last 64', async () => {
+    const codes = Array.from({ length: 200 }, (_, i) => `function batch_atom_${i}(x) {\n  return x + ${i};\n}\n`);
+    holdCodeNames(codes.length);
+    const first = codes.map((c) => codeNames(c));
+    // The store's check of the same drafts, in the same task: every code's names without a second parse.
+    assert.ok(codes.every((c, i) => codeNames(c) === first[i]), 'each code parsed once');
+    await Promise.resolve();
+    // Once the task is done only the most recent 64 are kept: the first codes are parsed again.
+    assert.notEqual(codeNames(codes[0]!), first[0]);
+    assert.equal(codeNames(codes[199]!), first[199]);
+  });
+
+  test('without a batch held, no more than 64 codes are kept', () => {
+    const codes = Array.from({ length: 70 }, (_, i) => `function kept_atom_${i}() {\n  return ${i};\n}\n`);
+    const first = codes.map((c) => codeNames(c));
+    assert.notEqual(codeNames(codes[0]!), first[0], 'the oldest was let go');
   });
 });
