@@ -40,6 +40,7 @@
 import { promises as fsp, lstatSync, mkdirSync, opendirSync, readdirSync, readlinkSync, watch, type Dir, type FSWatcher, type Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { parseAtomDocument, sameAtom } from '../atoms/atomDocument.js';
+import { keepCodeNames } from '../atoms/calls.js';
 import { AtomError } from '../atoms/errors.js';
 import { MAX_CODE_BYTES, type Atom, type AtomDraft } from '../atoms/model.js';
 import { planWrite } from '../atoms/writePlan.js';
@@ -49,6 +50,7 @@ import { removeStaleTempFiles, writeFileAtomic } from '../util/atomicFile.js';
 import type { Disposable, Listener } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
+import { nextTurn } from '../util/turn.js';
 import { readPlainFile, readPlainFileSync, UnsafeFileError, unsafeReason } from '../util/safeFile.js';
 import { decideFile, needsReading, type Cause } from './fileDecision.js';
 import { atomFileName, atomFileText, hashText, MAX_FILE_BYTES } from './format.js';
@@ -690,6 +692,16 @@ export class TextTree implements TextTreeView {
 
   /** One store change with the files planWrite's `import` keeps; throws the store's refusal, having written nothing. */
   private async importOnce(puts: Map<string, Put>, deletes: Set<string>, thorough: boolean, refusedBy: (refused: Map<string, string>) => void): Promise<void> {
+    // A clone's first import plans hundreds of files in one task: their code is parsed before, in slices.
+    const release = puts.size > 64 ? await keepCodeNames([...puts.values()].map((p) => p.draft.code), nextTurn) : undefined;
+    try {
+      await this.importPlanned(puts, deletes, thorough, refusedBy);
+    } finally {
+      release?.();
+    }
+  }
+
+  private async importPlanned(puts: Map<string, Put>, deletes: Set<string>, thorough: boolean, refusedBy: (refused: Map<string, string>) => void): Promise<void> {
     await this.store.change(
       (atoms) => {
         const plan = planWrite(atoms, { mode: 'import', drafts: [...puts.values()].map((p) => p.draft), deletes: [...deletes], thorough });

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { codeNames, holdCodeNames, referencedAtoms } from '../../src/atoms/calls.js';
+import { codeNames, holdCodeNames, keepCodeNames, referencedAtoms } from '../../src/atoms/calls.js';
 
 const atoms = new Set(['format_score', 'clamp', 'game_state', 'draw_hud']);
 const isAtom = (n: string) => atoms.has(n);
@@ -68,5 +68,27 @@ describe("the codes' names kept for a batch", () => {
     const codes = Array.from({ length: 70 }, (_, i) => `function kept_atom_${i}() {\n  return ${i};\n}\n`);
     const first = codes.map((c) => codeNames(c));
     assert.notEqual(codeNames(codes[0]!), first[0], 'the oldest was let go');
+  });
+});
+
+describe('codes parsed ahead of a large batch', () => {
+  test('they are parsed in slices with turns between, kept until released, and held by each holder', async () => {
+    const codes = Array.from({ length: 150 }, (_, i) => `function ahead_atom_${i}(x) {\n  return x * ${i};\n}\n`);
+    let turns = 0;
+    const release = await keepCodeNames([...codes, 42], async () => void turns++, 0);
+    assert.ok(turns >= 100, `a turn after each slice (${turns})`);
+    const first = codes.map((c) => codeNames(c));
+    assert.ok(codes.every((c, i) => codeNames(c) === first[i]), 'each kept code is read, not parsed again');
+    // A second holder of the same codes (another import meanwhile) keeps them after the first lets go.
+    const second = await keepCodeNames(codes.slice(0, 10), async () => {});
+    release();
+    assert.equal(codeNames(codes[0]!), first[0]);
+    assert.notEqual(codeNames(codes[20]!), first[20], 'let go once no holder keeps it');
+    second();
+    // A code that does not parse is kept as its error, thrown at each ask.
+    const broken = 'function broken_atom( {';
+    const releaseBroken = await keepCodeNames([broken], async () => {});
+    assert.throws(() => codeNames(broken));
+    releaseBroken();
   });
 });
