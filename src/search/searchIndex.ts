@@ -56,6 +56,8 @@ const READ_YOUR_WRITES_WAIT_MS = 30_000;
 const BACKLOG_DELAY_MS = 5_000;
 /** Stored vectors read, and atoms checked against them, per turn of the event loop at open. */
 const RECONCILE_SLICE = 2_000;
+/** The full-text build's slices: this long on the event loop, then a turn (a slice of 500 atoms took up to 170 ms). */
+const LEXICAL_SLICE_MS = 20;
 /**
  * A search finishes a small backlog before it answers, so the first search of a session ranks
  * those atoms by meaning too (the model embeds one text in 70–90 ms: 40 atoms take about 3 s). A
@@ -528,8 +530,8 @@ export class SearchIndex implements Disposable {
   }
 
   /**
-   * Fills the full-text index from the store in slices of 500 atoms (10,000 atoms take about a
-   * second), yielding between them so the extension host stays responsive; in one load
+   * Fills the full-text index from the store in slices of LEXICAL_SLICE_MS (10,000 atoms take about
+   * a second), yielding between them so the extension host stays responsive; in one load
    * (LexicalIndex.load), so the posting lists are laid out once at their size. Changes made
    * meanwhile are applied after. A reload starts a new build; this one then stops.
    */
@@ -539,11 +541,13 @@ export class SearchIndex implements Disposable {
     this.lexical.clear();
     const load = this.lexical.load();
     const atoms = this.source.all();
+    let slice = performance.now();
     for (let i = 0; i < atoms.length; i++) {
       load.put(atoms[i]!);
-      if (i % 500 === 499) {
+      if (performance.now() - slice > LEXICAL_SLICE_MS) {
         await nextTurn();
         if (generation !== this.lexicalGeneration) return;
+        slice = performance.now();
       }
     }
     load.finish();
