@@ -87,15 +87,7 @@ export async function keepCodeNames(codes: readonly unknown[], turn: () => Promi
     if (typeof code !== 'string') continue;
     const held = kept.get(code);
     if (held) held.holders++;
-    else {
-      let names: CodeNames | Error;
-      try {
-        names = recent.get(code) ?? parseNames(code);
-      } catch (err) {
-        names = err as Error;
-      }
-      kept.set(code, { names, holders: 1 });
-    }
+    else kept.set(code, { names: recent.get(code) ?? parseOrError(code), holders: 1 });
     mine.push(code);
     if (performance.now() - slice > sliceMs) {
       await turn();
@@ -114,16 +106,21 @@ export async function keepCodeNames(codes: readonly unknown[], turn: () => Promi
 export function codeNames(code: string): CodeNames {
   let names = recent.get(code) ?? kept.get(code)?.names;
   if (names === undefined) {
-    try {
-      names = parseNames(code);
-    } catch (err) {
-      names = err as Error;
-    }
+    names = parseOrError(code);
     if (recent.size >= room) recent.delete(recent.keys().next().value!);
     recent.set(code, names);
   }
   if (names instanceof Error) throw names;
   return names;
+}
+
+/** The code's names, or the parser's error (kept like names, thrown at each ask). */
+function parseOrError(code: string): CodeNames | Error {
+  try {
+    return parseNames(code);
+  } catch (err) {
+    return err as Error;
+  }
 }
 
 function parseNames(code: string): CodeNames {

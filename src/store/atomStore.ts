@@ -60,7 +60,8 @@ export class AtomStore implements AtomReader, Disposable {
   private readonly model = new AtomModel();
   private readonly vectorFile: VectorFile;
   private readonly embeddings: StoredEmbeddings;
-  private readonly builds = new BuildRecords();
+  /** The last build; the open's replay hands over its records (a held order included). */
+  private builds = new BuildRecords();
   private readonly changes = new Emitter<StoreChange>();
   private readonly journal: Journal;
   private readonly lock: WorkspaceLock;
@@ -144,7 +145,7 @@ export class AtomStore implements AtomReader, Disposable {
     previous?.close();
     this.db = loaded.database;
     this.seq = loaded.seq;
-    this.builds.takeOver(loaded.builds);
+    this.builds = loaded.builds;
     this.compaction.loaded(loaded.replayed, loaded.unsaved);
     if (!this.readOnlyReason) {
       await this.journal.close();

@@ -95,11 +95,11 @@ const ORDER_OF = (id: string) =>
 
 /** The last build, in memory; the table holds the rest. */
 export class BuildRecords {
-  private lastRecord: BuildRecord | undefined;
   /** The last record's order is in no row yet (a row says HELD_ORDER). */
   private held = false;
-  /** The op `opFor` made last and the order it was made from, which `write` keeps rather than rebuilds. */
-  private made: { op: BuildOp; order: readonly string[] } | undefined;
+
+  /** From the last build of a database just read (`readLastBuild`), if any. */
+  constructor(private lastRecord?: BuildRecord) {}
 
   get last(): BuildRecord | undefined {
     return this.lastRecord;
@@ -117,10 +117,7 @@ export class BuildRecords {
     if (sameOrder) return { op: 'build', build: { ...build, order: [] }, sameOrder: true };
     // An unknown order (none yet, or one a journal could not restore) is followed by a whole one.
     const change = previous?.length ? orderChange(previous, build.order) : undefined;
-    if (!change) return { op: 'build', build };
-    const op: BuildOp = { op: 'build', build: { ...build, order: [] }, change };
-    this.made = { op, order: build.order };
-    return op;
+    return change ? { op: 'build', build: { ...build, order: [] }, change } : { op: 'build', build };
   }
 
   /**
@@ -129,11 +126,8 @@ export class BuildRecords {
    */
   write(db: StoreDatabase, op: BuildOp): void {
     const previous = this.lastRecord?.order ?? [];
-    // The order a change was just made from (the builder's own array, compared by identity next time).
-    const made = this.made?.op === op ? this.made.order : undefined;
-    this.made = undefined;
     const own = op.build.order;
-    const order = op.sameOrder ? previous : op.change ? (made ?? applyOrderChange(previous, op.change) ?? []) : isNameList(own) ? own : [];
+    const order = op.sameOrder ? previous : op.change ? (applyOrderChange(previous, op.change) ?? []) : isNameList(own) ? own : [];
     writeBuild(db, op);
     if (!op.sameOrder) this.held = true;
     const id = db.rows('SELECT MAX(id) FROM builds')[0]?.[0] as number | undefined;
@@ -145,18 +139,6 @@ export class BuildRecords {
     if (!this.held) return;
     db.run(`UPDATE builds SET build_log = ? WHERE build_log = '${HELD_ORDER}'`, [JSON.stringify(this.lastRecord?.order ?? [])]);
     this.held = false;
-  }
-
-  /** Takes the last build of a database just read (`readLastBuild`, at open or reload). */
-  replace(last: BuildRecord | undefined): void {
-    this.lastRecord = last;
-    this.held = false;
-  }
-
-  /** Takes over the records a replay left (at open or reload), a held order included. */
-  takeOver(other: BuildRecords): void {
-    this.lastRecord = other.lastRecord;
-    this.held = other.held;
   }
 }
 

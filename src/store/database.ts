@@ -135,7 +135,10 @@ export class StoreDatabase {
     }
   }
 
-  /** Runs one statement (SQL after the first is not run). */
+  /**
+   * Runs one statement (SQL after the first is not run). Values go in `params`, never into `sql`:
+   * each distinct text is prepared and kept (see `statement`); `rows` likewise.
+   */
   run(sql: string, params: SqlValue[] = []): void {
     const stmt = this.statement(sql);
     try {
@@ -147,9 +150,8 @@ export class StoreDatabase {
   }
 
   /**
-   * The prepared statement of `sql`, kept for the next call (reset after each use). Not for
-   * `eachRow`, whose statement stays open while its caller iterates, nor for SQL whose values are
-   * written into it (each text would be kept); the oldest is freed past MAX_PREPARED.
+   * The prepared statement of `sql`, kept for the next call (reset after each use); the oldest is
+   * freed past MAX_PREPARED. Not for `eachRow`, whose statement stays open while its caller iterates.
    */
   private statement(sql: string): Statement {
     let stmt = this.prepared.get(sql);
@@ -202,9 +204,12 @@ export class StoreDatabase {
   /** The whole database as the bytes of a snapshot. */
   export(): Uint8Array {
     this.settleRoom();
+    // sql.js 1.16 exports through SQLite's backup API and leaves this connection as it was; the
+    // versions before closed and reopened it, which freed its statements and reset the journal
+    // mode. Neither is left to a version's detail: the statements are prepared again after, and
+    // the journal mode set again (a test pins it).
     this.freePrepared();
     const bytes = this.db.export();
-    // sql.js closes and reopens the database to export it, which resets the journal mode.
     this.db.run(JOURNAL_MODE);
     return bytes;
   }

@@ -63,8 +63,7 @@ export async function readStore(bytes: Uint8Array | undefined, dbFile: string, j
     }
     const journalVectors: LegacyVector[] = [];
     // The journal's build orders are changes to the one before, starting from the snapshot's.
-    const builds = new BuildRecords();
-    builds.replace(readLastBuild(database));
+    const builds = new BuildRecords(readLastBuild(database));
     for (const entry of entries) {
       if (entry.seq <= snapshotSeq) continue;
       for (const op of entry.ops) if (op?.op === 'emb' && Array.isArray(op.rows)) journalVectors.push(...op.rows.map(legacyOf).filter((v) => v !== undefined));

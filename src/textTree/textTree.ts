@@ -692,12 +692,13 @@ export class TextTree implements TextTreeView {
 
   /** One store change with the files planWrite's `import` keeps; throws the store's refusal, having written nothing. */
   private async importOnce(puts: Map<string, Put>, deletes: Set<string>, thorough: boolean, refusedBy: (refused: Map<string, string>) => void): Promise<void> {
-    // A clone's first import plans hundreds of files in one task: their code is parsed before, in slices.
-    const release = puts.size > 64 ? await keepCodeNames([...puts.values()].map((p) => p.draft.code), nextTurn) : undefined;
+    // A clone's first import plans hundreds of files in one task: their code is parsed before, in slices
+    // (each file is parsed once either way).
+    const release = await keepCodeNames([...puts.values()].map((p) => p.draft.code), nextTurn);
     try {
       await this.importPlanned(puts, deletes, thorough, refusedBy);
     } finally {
-      release?.();
+      release();
     }
   }
 
