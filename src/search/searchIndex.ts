@@ -348,14 +348,20 @@ export class SearchIndex implements Disposable {
     let meaningLost: Error | undefined;
     const cosines = new Map<string, number>();
     let floor: number | null = null;
-    try {
-      const queryVector = await this.queryVector(shape.wanted);
-      const near = await this.vectors.query(queryVector, COSINE_CANDIDATES, type);
-      for (const hit of near) cosines.set(hit.name, hit.similarity);
-      // Atoms beyond the nearest COSINE_CANDIDATES are at most this similar.
-      if (near.length >= COSINE_CANDIDATES) floor = near.at(-1)!.similarity;
-    } catch (err) {
-      meaningLost = err as Error;
+    // While a backlog waits for vectors, an atom the words found without a vector yet leaves meaning
+    // out of every score below (meaningFair), so the query's vector is not waited for: during a fresh
+    // clone's catch-up the model is busy or still starting, and the answer would wait for nothing.
+    const meaningLeftOut = unembedded > 0 && [...own, ...related].some((h) => !this.vectors.meta(h.name));
+    if (!meaningLeftOut) {
+      try {
+        const queryVector = await this.queryVector(shape.wanted);
+        const near = await this.vectors.query(queryVector, COSINE_CANDIDATES, type);
+        for (const hit of near) cosines.set(hit.name, hit.similarity);
+        // Atoms beyond the nearest COSINE_CANDIDATES are at most this similar.
+        if (near.length >= COSINE_CANDIDATES) floor = near.at(-1)!.similarity;
+      } catch (err) {
+        meaningLost = err as Error;
+      }
     }
     const foundByWords = new Set([...own, ...related].map((h) => h.name));
     const pins = this.pinnedNames(text, own.map((h) => h.name), type);
@@ -403,7 +409,7 @@ export class SearchIndex implements Disposable {
     const rarity: Rarity = (kind, word) => this.lexical.idf(kind, word);
     const score = () => scoreCandidates(shape, meaningFair ? scored : scored.map((c) => ({ ...c, cosine: null })), rarity);
     let scores = score();
-    if (shape.conversion && !meaningLost && (await this.judgeDirections(shape.conversion, scores, byName))) {
+    if (shape.conversion && !meaningLost && !meaningLeftOut && (await this.judgeDirections(shape.conversion, scores, byName))) {
       scores = score();
     }
     if (exact) scores.set(exact, 1);
@@ -417,7 +423,7 @@ export class SearchIndex implements Disposable {
       // The threshold cuts what only meaning found (by its cosine): an atom the query's words or
       // the name found is related by those words whatever its cosine.
       if (!pinned && !foundByWords.has(name) && cos !== null && cos < threshold) continue;
-      hits.push({ atom: this.source.get(name)!, similarity: meaningLost ? null : round3(score), cosine: cos, pinned });
+      hits.push({ atom: this.source.get(name)!, similarity: meaningLost || meaningLeftOut ? null : round3(score), cosine: cos, pinned });
     }
     if (meaningLost) return withoutMeaning(hits, meaningLost);
     return unembedded > 0 ? { hits, unembedded } : { hits };

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { embeddingText } from '../../src/atoms/signature.js';
 import { textHash } from '../../src/util/textHash.js';
 import { USE_LITE_MODEL_ID, UseLiteProvider } from '../../src/search/embeddings/useLite.js';
+import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
 import { SearchIndex, type IndexProgress } from '../../src/search/searchIndex.js';
 import { LEGACY_INDEX_FILES } from '../../src/search/vectorIndex.js';
 import { counterAtoms, GAME_ATOMS } from '../fixtures/game-atoms.js';
@@ -225,6 +226,38 @@ test('a large backlog is not waited for: the answer counts the atoms only their 
   await large.close();
 });
 
+test('while a backlog waits, a query whose words find atoms with no vector yet is answered without waiting for the model', { timeout: 120_000 }, async () => {
+  const dir = tempDir('atomic-catch-up-');
+  const fresh = new MemorySource(join(dir, '.atomic'), [...GAME_ATOMS, ...counterAtoms(60)]);
+  // The real model, its answers held until the test lets them through: a search that waited for the
+  // query's vector would never answer (and the test would end at its timeout).
+  const model = new UseLiteProvider();
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const gated: EmbeddingProvider = {
+    modelId: model.modelId,
+    dimensions: model.dimensions,
+    embed: async (texts) => {
+      const vectors = await model.embed(texts);
+      await held;
+      return vectors;
+    },
+    dispose: () => model.dispose(),
+  };
+  const catchingUp = new SearchIndex(fresh, gated, { backlogDelayMs: 60_000 });
+  try {
+    await catchingUp.open();
+    const result = await catchingUp.search('clamp a value', { limit: 10 });
+    assert.equal(result.hits[0]?.atom.name, 'math_clamp', 'the words rank it');
+    assert.ok(result.unembedded !== undefined && result.unembedded > 0, `the answer counts the atoms without a vector: ${result.unembedded}`);
+    assert.ok(result.hits.every((h) => h.similarity === null), 'no score pretends meaning was used');
+  } finally {
+    release();
+    await catchingUp.close();
+    await model.dispose();
+  }
+});
+
 test('a vectors folder of an earlier version that cannot be cleaned up leaves search whole and ends nothing', async () => {
   const dir = tempDir('atomic-noindex-');
   const unhandled: unknown[] = [];
@@ -265,7 +298,17 @@ test('without a working model, search still answers by words and says so', async
   const broken = new SearchIndex(new MemorySource(join(dir, '.atomic'), GAME_ATOMS), new UseLiteProvider({ modelDir: join(dir, 'no-model') }), {
     backlogDelayMs: 0,
   });
-  const result = await broken.search('math_clamp');
+  // The first answer does not wait for the model: no atom has a vector yet, so the words rank them all.
+  const first = await broken.search('math_clamp');
+  assert.equal(first.hits[0]?.atom.name, 'math_clamp');
+  assert.equal(first.hits[0]?.similarity, null);
+  assert.ok(first.semanticUnavailable !== undefined || first.unembedded === GAME_ATOMS.length, JSON.stringify({ ...first, hits: undefined }));
+  // Once the model has failed (its process reports it), every answer says why meaning is missing.
+  let result = first;
+  for (let i = 0; i < 100 && result.semanticUnavailable === undefined; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    result = await broken.search('math_clamp');
+  }
   assert.equal(result.hits[0]?.atom.name, 'math_clamp');
   assert.equal(result.hits[0]?.similarity, null);
   assert.match(result.semanticUnavailable ?? '', /embedding/);
