@@ -42,9 +42,11 @@ async function thousandSteps(page, label, folder, base) {
   const query = 'generated atom 520 in layer 8';
   const firstSearch = await timeToVisible(page, '.quick-input-widget .monaco-list-row', 'gen_l8_a520', () => input.fill(query), 30_000);
   measurements[`${label}FirstSearchMs`] = firstSearch.ms;
+  // From the query in the box (the fill's input event) to the result: without the driver's own steps before it.
+  measurements[`${label}FirstSearchFromInputMs`] = firstSearch.fromInputMs;
   const firstRow = clean(await pick.locator('.monaco-list-row').first().innerText().catch(() => ''));
   const title = clean(await pick.locator('.quick-input-title').innerText().catch(() => ''));
-  check(`${label}: the first Search Atoms query answers with the atom described, first`, firstSearch.ms !== undefined && firstRow.includes('gen_l8_a520') && firstRow.includes('(n: number) => number'), `${firstSearch.ms} ms; ${JSON.stringify(firstRow.slice(0, 160))}; title ${JSON.stringify(title)}`);
+  check(`${label}: the first Search Atoms query answers with the atom described, first`, firstSearch.ms !== undefined && firstRow.includes('gen_l8_a520') && firstRow.includes('(n: number) => number'), `${firstSearch.ms} ms (${firstSearch.fromInputMs} ms from the query in the box); ${JSON.stringify(firstRow.slice(0, 160))}; title ${JSON.stringify(title)}`);
   measurements[`${label}SearchTitle`] = title;
   await shot(page, `${label}-1-first-search.png`);
   await page.keyboard.press('Escape');

@@ -101,7 +101,10 @@ export async function timeToVisible(page, selector, text, act, timeout = 60_000)
     ([sel, txt]) => {
       const look = () => [...document.querySelectorAll(sel)].some((el) => el.checkVisibility({ visibilityProperty: true, opacityProperty: true }) && el.textContent.includes(txt));
       window.__atomicSeen = undefined;
+      window.__atomicInputAt = undefined;
       window.__atomicObserver?.disconnect();
+      // When the page took the text (a fill's last input event), apart from when the driver was asked.
+      document.addEventListener('input', () => (window.__atomicInputAt = performance.now()), { capture: true });
       const observer = new window.MutationObserver(() => {
         if (window.__atomicSeen === undefined && look()) {
           window.__atomicSeen = performance.now();
@@ -116,8 +119,13 @@ export async function timeToVisible(page, selector, text, act, timeout = 60_000)
   const start = await page.evaluate(() => performance.now());
   await act();
   const seen = await page.waitForFunction(() => window.__atomicSeen, null, { timeout, polling: 50 }).then((h) => h.jsonValue(), () => undefined);
+  const inputAt = await page.evaluate(() => window.__atomicInputAt);
   await page.evaluate(() => window.__atomicObserver?.disconnect());
-  return { ms: seen === undefined ? undefined : Math.round(seen - start) };
+  return {
+    ms: seen === undefined ? undefined : Math.round(seen - start),
+    /** From the page's last input event during `act` (the text typed or filled in) to the sight, if there was one. */
+    fromInputMs: seen === undefined || inputAt === undefined || inputAt < start ? undefined : Math.round(seen - inputAt),
+  };
 }
 
 /** The frame of a webview whose document has an element with `id` (webviews are nested iframes). */
