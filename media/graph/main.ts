@@ -8,7 +8,7 @@ import cytoscape from 'cytoscape';
 import dagre from 'cytoscape-dagre';
 import type { GraphSnapshot, GraphToHost, GraphViewMode } from '../../src/protocol/webviewMessages.js';
 import { isHostToGraph } from '../../src/protocol/webviewMessages.js';
-import { AutoFit, cycleEdges, diffGraph, GraphIndex, headingPositions, overviewLayout, overviewNameOrder, placeLabels, searchNames, type Box, type OverviewGroup } from './model.js';
+import { AutoFit, cycleEdges, diffGraph, GraphIndex, gridPlaces, groupAtoms, groupEdges, groupOrder, headingPositions, overviewLayout, overviewNameOrder, placeLabels, searchNames, type AtomGroup, type Box, type OverviewGroup } from './model.js';
 import type { LayoutRequest, LayoutResult } from './layoutWorker.js';
 import { graphStyle, readTheme } from './theme.js';
 
@@ -33,6 +33,7 @@ const search = $<HTMLInputElement>('search');
 const names = $<HTMLDataListElement>('names');
 const modeSelect = $<HTMLSelectElement>('mode');
 const impactButton = $<HTMLButtonElement>('impact');
+const groupsButton = $<HTMLButtonElement>('groups');
 const hint = $('hint');
 
 /** Above this many atoms, cheaper rendering: no labels when zoomed out, textures while panning. */
@@ -49,6 +50,8 @@ const MIN_DRAWN_FONT = 7;
 /** The overview's names: at most this many at once, each this tall (graph.css, .atom-label). */
 const MAX_NAMES = 40;
 const NAME_HEIGHT = 17;
+/** The summary is fitted to its panel, but never zoomed in past this. */
+const SUMMARY_MAX_ZOOM = 1.25;
 
 let snapshot: GraphSnapshot = { atoms: [], cycles: [], unused: [], entry: null };
 /** What each drawn atom's node was last given (version, type, signature, classes): unchanged atoms are not touched. */
@@ -63,6 +66,17 @@ const hiddenTypes = new Set<string>();
  * when the user asks for it (Layout) and is kept from then on.
  */
 let layered = false;
+/**
+ * A whole graph over LARGE atoms first shows its summary: a box per group of atoms named alike (groupAtoms),
+ * an edge per pair of groups; drawing a few dozen boxes is what lets a thousand atoms open at once. A click
+ * on a group shows the atoms (the overview, or the layers), and so does finding or selecting an atom;
+ * Groups goes back. `showAtoms`: the user left the summary, so later snapshots keep showing the atoms.
+ */
+let summary = false;
+let showAtoms = false;
+let summaryGroups: AtomGroup[] = [];
+/** The summary's size in graph coordinates (its grid's): fitted without asking cytoscape for a bounding box. */
+let summaryExtent = { width: 0, height: 0 };
 let overviewGroups: OverviewGroup[] = [];
 /** The atoms the overview names, most telling first, and their names' widths on screen. */
 let namedOrder: string[] = [];
@@ -104,6 +118,12 @@ let pendingEdges: (() => void) | undefined;
 
 function applySnapshot(next: GraphSnapshot, focus?: string): void {
   pendingEdges?.();
+  groupsButton.hidden = next.atoms.length <= LARGE;
+  if (next.atoms.length > LARGE && mode === 'graph' && !layered && !showAtoms && !(focus && next.atoms.some((a) => a.name === focus)) && (summary || cy.elements().empty())) {
+    drawSummary(next);
+    return;
+  }
+  if (summary) leaveSummary();
   const started = performance.now();
   const update = cy.nodes().length > 0;
   const diff = diffGraph(new Set(cy.nodes().map((n) => n.id())), new Set(cy.edges().map((e) => e.id())), next);
@@ -207,6 +227,81 @@ function applySnapshot(next: GraphSnapshot, focus?: string): void {
   else finish();
 }
 
+/** Draws the summary of a big graph (see `summary`), laid out in layers of groups and fitted. */
+function drawSummary(next: GraphSnapshot): void {
+  const started = performance.now();
+  const first = !summary;
+  summary = true;
+  snapshot = next;
+  index = new GraphIndex(next);
+  namedOrder = [];
+  if (selected && !index.has(selected)) selected = null;
+  summaryGroups = groupAtoms(next.atoms);
+  const edges = groupEdges(summaryGroups, index);
+  cy.stop(true, false);
+  cy.batch(() => {
+    cy.elements().remove();
+    atomKeys.clear();
+    cy.add(
+      summaryGroups.map((g) => ({
+        group: 'nodes' as const,
+        data: { id: g.id, label: `${g.label}\n${g.members.length} ${g.type} atom${g.members.length === 1 ? '' : 's'}`, type: g.type, atoms: g.members.length },
+        classes: ['group', `t-${g.type}`],
+      })),
+    );
+    cy.add(edges.map((e) => ({ group: 'edges' as const, data: { id: e.id, source: e.source, target: e.target, weight: e.count }, classes: ['group-edge'] })));
+  });
+  showGroupLabels([]);
+  status.dataset.layoutIn = 'summary';
+  const layoutStarted = performance.now();
+  // The groups in reading order, users before what they use (groupOrder), in rows that fill the panel: a
+  // chain of layers laid out as layers would be a strip too thin to read.
+  const order = groupOrder(summaryGroups, edges).map((id) => cy.getElementById(id));
+  const grid = gridPlaces(order.map((n) => ({ w: n.outerWidth(), h: n.outerHeight() })), Math.max(0.5, cy.width() / Math.max(1, cy.height())));
+  cy.batch(() => order.forEach((n, i) => void n.position(grid.places[i]!)));
+  summaryExtent = { width: grid.width, height: grid.height };
+  const layoutMs = performance.now() - layoutStarted;
+  if (first || autoFit.following) {
+    fitView();
+    autoFit.fitted();
+  }
+  refreshHighlight();
+  if (search.value) markMatches();
+  afterRender(() => {
+    status.dataset.paintedAt ??= String(now());
+    const ms = round(performance.now() - started);
+    status.dataset.renderMs = String(ms);
+    status.dataset.edgesMs = String(ms);
+    status.dataset.layoutMs = String(round(layoutMs));
+    post({ type: 'rendered', nodes: 0, edges: 0, groups: summaryGroups.length, ms, layoutMs: round(layoutMs), update: !first });
+    setTimeout(fillNames, 0);
+  });
+}
+
+/** Clears the summary's boxes; the atoms are drawn next (applySnapshot, on an empty graph). */
+function leaveSummary(): void {
+  summary = false;
+  showAtoms = true;
+  summaryGroups = [];
+  cy.stop(true, false);
+  cy.elements().remove();
+  atomKeys.clear();
+}
+
+/** A click on a group: the atoms, with that group's in view and marked (as the search box marks what it finds). */
+function showGroup(id: string): void {
+  const members = summaryGroups.find((g) => g.id === id)?.members ?? [];
+  leaveSummary();
+  applySnapshot(snapshot);
+  const wanted = new Set(members);
+  const nodes = cy.nodes().filter((n) => wanted.has(n.id()));
+  if (nodes.nonempty()) {
+    cy.batch(() => void nodes.addClass('match'));
+    cy.fit(nodes, 40);
+    autoFit.userChoseView();
+  }
+}
+
 /** The search box's suggestions: every atom's name. */
 function fillNames(): void {
   names.replaceChildren(...snapshot.atoms.map((a) => Object.assign(document.createElement('option'), { value: a.name })));
@@ -305,10 +400,19 @@ function runOverview(eles: cytoscape.CollectionReturnValue, fit: boolean, done: 
 /**
  * Fits the visible graph into the view. The overview's extent is known (its groups), so it is fitted
  * without asking cytoscape for the bounding box, which at a thousand atoms costs as much as a first draw.
+ * The summary's few boxes are not blown up past a readable size.
  */
 function fitView(): void {
+  if (summary && hiddenTypes.size === 0) {
+    fitExtent(0, 0, summaryExtent.width, summaryExtent.height, SUMMARY_MAX_ZOOM);
+    return;
+  }
   if (!overviewGroups.length || hiddenTypes.size > 0) {
     cy.fit(cy.elements().not('.hidden'), 30);
+    if (summary && cy.zoom() > SUMMARY_MAX_ZOOM) {
+      cy.zoom(SUMMARY_MAX_ZOOM);
+      cy.center(cy.elements().not('.hidden'));
+    }
     return;
   }
   const x1 = Math.min(...overviewGroups.map((g) => g.x));
@@ -316,8 +420,13 @@ function fitView(): void {
   // Room above the groups for their headings.
   const y1 = Math.min(...overviewGroups.map((g) => g.y)) - 30;
   const y2 = Math.max(...overviewGroups.map((g) => g.y + g.height));
+  fitExtent(x1, y1, x2, y2, cy.maxZoom());
+}
+
+/** Fits a known extent (graph coordinates) into the view, zoomed in no further than `maxZoom`. */
+function fitExtent(x1: number, y1: number, x2: number, y2: number, maxZoom: number): void {
   const padding = 30;
-  const zoom = Math.min(cy.maxZoom(), Math.max(cy.minZoom(), Math.min((cy.width() - 2 * padding) / (x2 - x1), (cy.height() - 2 * padding) / (y2 - y1))));
+  const zoom = Math.min(maxZoom, Math.max(cy.minZoom(), Math.min((cy.width() - 2 * padding) / Math.max(1, x2 - x1), (cy.height() - 2 * padding) / Math.max(1, y2 - y1))));
   cy.viewport({ zoom, pan: { x: (cy.width() - zoom * (x1 + x2)) / 2, y: (cy.height() - zoom * (y1 + y2)) / 2 } });
 }
 
@@ -532,10 +641,13 @@ function refreshHighlight(): void {
 function updateStatus(): void {
   const visible = cy.nodes().not('.hidden');
   const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  // In the summary a box stands for its atoms.
+  const shown = summary ? visible.reduce((sum, n) => sum + Number(n.data('atoms') ?? 0), 0) : visible.length;
   const parts = [count(snapshot.atoms.length, 'atom', 'atoms'), count(index.edgeCount, 'dependency', 'dependencies')];
   if (snapshot.unused.length) parts.push(`${snapshot.unused.length} unused`);
   if (snapshot.cycles.length) parts.push(`${snapshot.cycles.length} cycle${snapshot.cycles.length > 1 ? 's' : ''}: ${snapshot.cycles.map((c) => c.join(' → ')).join('; ')}`);
-  if (visible.length !== snapshot.atoms.length) parts.push(`${visible.length} shown`);
+  if (shown !== snapshot.atoms.length) parts.push(`${shown} shown`);
+  if (summary) parts.push(`${count(summaryGroups.length, 'group', 'groups')} of atoms named alike: click one to see its atoms`);
   let highlighted = 0;
   if (selected && index.has(selected)) {
     const { dependencies, dependents } = index.neighbourhood(selected);
@@ -549,8 +661,10 @@ function updateStatus(): void {
     }
   }
   status.textContent = parts.join(' · ');
-  status.dataset.nodes = String(cy.nodes().length);
-  status.dataset.edges = String(cy.edges().length);
+  status.dataset.nodes = String(summary ? 0 : cy.nodes().length);
+  status.dataset.edges = String(summary ? 0 : cy.edges().length);
+  status.dataset.groups = String(summary ? summaryGroups.length : 0);
+  status.dataset.view = summary ? 'summary' : 'atoms';
   status.dataset.selected = selected ?? '';
   status.dataset.entry = snapshot.entry ?? '';
   status.dataset.highlighted = String(highlighted);
@@ -560,6 +674,12 @@ function updateStatus(): void {
 }
 
 function select(name: string | null, center = false): void {
+  // An atom is chosen: the atoms are shown (the summary has only groups).
+  if (summary && name && index.has(name)) {
+    selected = name;
+    leaveSummary();
+    applySnapshot(snapshot);
+  }
   selected = name && index.has(name) ? name : null;
   const wasTree = mode !== 'graph';
   const started = performance.now();
@@ -581,31 +701,42 @@ function select(name: string | null, center = false): void {
 
 function setMode(next: GraphViewMode): void {
   mode = next;
+  if (summary && next !== 'graph') {
+    leaveSummary();
+    applySnapshot(snapshot);
+  }
   modeSelect.value = next;
   refreshHighlight();
   runLayout(true, () => {});
   vscode.setState({ selected, mode, impact });
 }
 
-cy.on('tap', 'node', (e) => select(e.target.id()));
+cy.on('tap', 'node', (e) => (summary ? showGroup(e.target.id()) : select(e.target.id())));
 // A tap off the nodes clears the selection, on an edge too (edges do nothing of their own, and a big
 // graph's edges cover most of its background).
 cy.on('tap', (e) => {
   if (e.target === cy || (e.target as cytoscape.SingularElementArgument).isEdge()) select(null);
 });
-cy.on('dbltap', 'node', (e) => post({ type: 'open', name: e.target.id() }));
+cy.on('dbltap', 'node', (e) => void (!e.target.hasClass('group') && post({ type: 'open', name: e.target.id() })));
 cy.on('mouseover', 'node', (e) => {
   const d = e.target.data();
+  if (e.target.hasClass('group')) {
+    container.title = `${d.label.replace('\n', ': ')}\nClick to see them`;
+    return;
+  }
   container.title = `${d.label} (${d.type}) v${d.version}\n${d.signature}${d.description ? `\n${d.description}` : ''}\nDouble-click to open`;
 });
 cy.on('mouseout', 'node', () => (container.title = ''));
 // Only what the user does: 'zoom', 'pan' and 'viewport' fire for the page's own fits too.
 cy.on('scrollzoom pinchzoom dragpan', () => autoFit.userChoseView());
 
-search.addEventListener('input', () => {
+/** Marks the atoms the search box's text finds (in the summary, the groups that hold them). */
+function markMatches(): void {
   const matches = new Set(searchNames(index.dependencies.keys(), search.value).slice(0, 50));
-  cy.batch(() => cy.nodes().forEach((n) => void n.toggleClass('match', matches.has(n.id()))));
-});
+  const holding = new Set(summaryGroups.filter((g) => g.members.some((m) => matches.has(m))).map((g) => g.id));
+  cy.batch(() => cy.nodes().forEach((n) => void n.toggleClass('match', summary ? holding.has(n.id()) : matches.has(n.id()))));
+}
+search.addEventListener('input', markMatches);
 search.addEventListener('keydown', (e) => {
   if (e.key !== 'Enter') return;
   const [first] = searchNames(index.dependencies.keys(), search.value);
@@ -630,10 +761,27 @@ $('fit').addEventListener('click', () => {
 });
 $('relayout').addEventListener('click', () => {
   layered = true;
+  if (summary) {
+    leaveSummary();
+    applySnapshot(snapshot);
+    return;
+  }
   const n = cy.nodes().not('.hidden').length;
   status.textContent = `Laying out ${n} atom${n === 1 ? '' : 's'}…`;
   // Let the status paint before the layout holds the thread.
   setTimeout(() => runLayout(true, () => updateStatus()), 30);
+});
+
+groupsButton.addEventListener('click', () => {
+  if (summary || snapshot.atoms.length <= LARGE) return;
+  showAtoms = false;
+  layered = false;
+  mode = 'graph';
+  modeSelect.value = mode;
+  impact = false;
+  selected = null;
+  drawSummary(snapshot);
+  vscode.setState({ selected, mode, impact });
 });
 
 // The container changes size without a window resize too (the toolbar wraps, a panel opens beside it);
@@ -684,6 +832,8 @@ if (saved) {
   /** Whether a resize fits the graph (no user zoom or pan since the last fit). */
   autoFit: () => autoFit.following,
   classesOf: (name: string) => cy.getElementById(name).classes(),
+  /** The summary's groups (none while the atoms are shown): ids for positionOf, labels and sizes. */
+  groups: () => summaryGroups.map((g) => ({ id: g.id, label: g.label, type: g.type, atoms: g.members.length })),
   /** A point of the view (CSS pixels, as positionOf) where no node is drawn: where a person clicks to clear. */
   emptyPoint: () => {
     const boxes = cy.nodes().map((n) => n.renderedBoundingBox({}));

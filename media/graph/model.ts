@@ -279,3 +279,158 @@ export function placeLabels(
   }
   return out;
 }
+
+/** A box of a big graph's summary: atoms of one type whose names start alike. */
+export interface AtomGroup {
+  /** `group:<type>:<n>`: never an atom's name (atom names are snake_case words). */
+  id: string;
+  type: string;
+  /** What the box says: the words its atoms' names start with (`draw_*`), or its first and last names. */
+  label: string;
+  /** Its atoms, by name. */
+  members: string[];
+}
+
+const naturalOrder = new Intl.Collator('en', { numeric: true });
+
+/** A group of fewer atoms than this is put together with its neighbours in name order. */
+const MIN_GROUP = 4;
+
+/**
+ * The summary of a big graph, what it first shows: each type's atoms in groups of at most `max`, by the
+ * words their names start with (atoms named alike are usually neighbours: `draw_*`, `player_*`), looked at
+ * one word further while a group is too big; runs of small groups go together, and a group that no word
+ * splits is cut into runs by name. Groups come in the overview's type order, each type's in name order.
+ */
+export function groupAtoms(atoms: readonly { name: string; type: string }[], max = 80): AtomGroup[] {
+  const byType = new Map<string, string[]>();
+  for (const a of atoms) {
+    const list = byType.get(a.type);
+    if (list) list.push(a.name);
+    else byType.set(a.type, [a.name]);
+  }
+  const types = [...byType.keys()].sort((a, b) => (TYPE_ORDER.indexOf(a) + 1 || 99) - (TYPE_ORDER.indexOf(b) + 1 || 99) || a.localeCompare(b));
+  const out: AtomGroup[] = [];
+  for (const type of types) {
+    // In natural order (gen_l2 before gen_l10), as a person reads a list.
+    const names = byType.get(type)!.sort(naturalOrder.compare);
+    const runs = mergeSmall(byPrefix(names, 0, Math.max(MIN_GROUP, max)), Math.max(MIN_GROUP, max));
+    const labels = runs.map(groupLabel);
+    // Two runs of one prefix (a group cut by name) are told apart by their first and last names.
+    const repeated = new Set(labels.filter((l, i) => labels.indexOf(l) !== i));
+    runs.forEach((members, i) => {
+      const label = repeated.has(labels[i]!) ? `${members[0]} … ${members.at(-1)}` : labels[i]!;
+      out.push({ id: `group:${type}:${i}`, type, label, members });
+    });
+  }
+  return out;
+}
+
+/** Sorted names in groups of at most `max`, by their first `depth + 1` words, then further words. */
+function byPrefix(names: string[], depth: number, max: number): string[][] {
+  if (names.length <= max) return [names];
+  const buckets = new Map<string, string[]>();
+  for (const n of names) {
+    const key = n.split('_').slice(0, depth + 1).join('_');
+    const bucket = buckets.get(key);
+    if (bucket) bucket.push(n);
+    else buckets.set(key, [n]);
+  }
+  if (buckets.size > 1) return [...buckets.values()].flatMap((b) => byPrefix(b, depth + 1, max));
+  // Every name starts with these words: one word further, unless no name has more; then runs by name.
+  if (names.some((n) => n.split('_').length > depth + 1)) return byPrefix(names, depth + 1, max);
+  const runs: string[][] = [];
+  for (let i = 0; i < names.length; i += max) runs.push(names.slice(i, i + max));
+  return runs;
+}
+
+/** Neighbouring groups smaller than MIN_GROUP, together (up to `max` atoms a run). */
+function mergeSmall(groups: string[][], max: number): string[][] {
+  const out: string[][] = [];
+  let run: string[] = [];
+  for (const g of groups) {
+    if (g.length >= MIN_GROUP) {
+      if (run.length) out.push(run);
+      run = [];
+      out.push(g);
+      continue;
+    }
+    if (run.length + g.length > max) {
+      out.push(run);
+      run = [];
+    }
+    run.push(...g);
+  }
+  if (run.length) out.push(run);
+  return out;
+}
+
+/** `draw_*` for names that share their first words, the name itself for one atom, else the first and last names. */
+function groupLabel(members: readonly string[]): string {
+  if (members.length === 1) return members[0]!;
+  const first = members[0]!.split('_');
+  const last = members.at(-1)!.split('_');
+  let shared = 0;
+  while (shared < first.length && shared < last.length && first[shared] === last[shared]) shared++;
+  return shared > 0 ? `${first.slice(0, shared).join('_')}_*` : `${members[0]} … ${members.at(-1)}`;
+}
+
+/** The summary's edges: one from a group to each group its atoms use, with how many dependencies it stands for. */
+export function groupEdges(groups: readonly AtomGroup[], index: GraphIndex): { id: string; source: string; target: string; count: number }[] {
+  const groupOf = new Map<string, string>();
+  for (const g of groups) for (const m of g.members) groupOf.set(m, g.id);
+  const counts = new Map<string, { id: string; source: string; target: string; count: number }>();
+  for (const [name, deps] of index.dependencies) {
+    const source = groupOf.get(name);
+    if (!source) continue;
+    for (const d of deps) {
+      const target = groupOf.get(d);
+      if (!target || target === source) continue;
+      const id = edgeId(source, target);
+      const edge = counts.get(id);
+      if (edge) edge.count++;
+      else counts.set(id, { id, source, target, count: 1 });
+    }
+  }
+  return [...counts.values()];
+}
+
+/**
+ * Boxes placed in rows, in the order given, left to right: as many columns as make the whole about `aspect`
+ * wide for its height (the panel's shape), every cell as big as the biggest box. Returns each box's centre.
+ */
+export function gridPlaces(boxes: readonly { w: number; h: number }[], aspect: number, gap = 40): { places: { x: number; y: number }[]; width: number; height: number } {
+  if (boxes.length === 0) return { places: [], width: 0, height: 0 };
+  const cellW = Math.max(...boxes.map((b) => b.w)) + gap;
+  const cellH = Math.max(...boxes.map((b) => b.h)) + gap;
+  const cols = Math.max(1, Math.min(boxes.length, Math.round(Math.sqrt((boxes.length * aspect * cellH) / cellW))));
+  return {
+    places: boxes.map((_, i) => ({ x: (i % cols) * cellW + cellW / 2, y: Math.floor(i / cols) * cellH + cellH / 2 })),
+    width: cols * cellW,
+    height: Math.ceil(boxes.length / cols) * cellH,
+  };
+}
+
+/**
+ * The summary's reading order: each group after every group that uses it (its depth: the longest chain of
+ * users above it; a cycle between groups is cut where it closes), groups of one depth in the order given.
+ */
+export function groupOrder(groups: readonly AtomGroup[], edges: readonly { source: string; target: string }[]): string[] {
+  const users = new Map<string, string[]>(groups.map((g) => [g.id, []]));
+  for (const e of edges) users.get(e.target)?.push(e.source);
+  const depth = new Map<string, number>();
+  const visiting = new Set<string>();
+  const depthOf = (id: string): number => {
+    const known = depth.get(id);
+    if (known !== undefined) return known;
+    if (visiting.has(id)) return -1; // closes a cycle: this edge is not followed
+    visiting.add(id);
+    let d = 0;
+    for (const u of users.get(id) ?? []) d = Math.max(d, depthOf(u) + 1);
+    visiting.delete(id);
+    depth.set(id, d);
+    return d;
+  };
+  const position = new Map(groups.map((g, i) => [g.id, i]));
+  return groups.map((g) => g.id).sort((a, b) => depthOf(a) - depthOf(b) || position.get(a)! - position.get(b)!);
+}

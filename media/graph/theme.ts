@@ -80,6 +80,10 @@ export function graphStyle(t: Theme): cytoscape.StylesheetJson {
     // A big graph's edges: no control points or arrow heads to compute for thousands of them.
     { selector: 'edge.fast', style: { 'curve-style': 'haystack', 'haystack-radius': 0 } },
     { selector: 'edge.cycle', style: { 'line-color': t.error, 'target-arrow-color': t.error, width: 2.5, 'line-style': 'dashed' } },
+    // A big graph's summary: a box per group of atoms (its words and count on two lines), an edge per pair of
+    // groups, as wide as the dependencies it stands for.
+    { selector: 'node.group', style: { 'text-wrap': 'wrap', 'font-size': 13, height: 'label', 'padding-top': '8px', 'padding-bottom': '8px', 'padding-left': '12px', 'padding-right': '12px', 'border-width': 3, 'line-height': 1.3 } },
+    { selector: 'edge.group-edge', style: { width: 'mapData(weight, 1, 120, 1.2, 7)', opacity: (e: cytoscape.EdgeSingular) => Math.min(1, 0.35 + Number(e.data('weight')) / 90), 'curve-style': 'straight', 'arrow-scale': 0.7 } },
     { selector: 'node.match', style: { 'overlay-color': t.match, 'overlay-opacity': 0.35, 'overlay-padding': 4 } },
     { selector: 'node.selected-node', style: { 'border-color': t.focus, 'border-width': 4, 'font-weight': 'bold' } },
     { selector: 'node.highlight', style: { 'border-width': 3 } },

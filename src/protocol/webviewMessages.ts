@@ -50,8 +50,11 @@ export type GraphToHost =
   | { type: 'ready' }
   /** Double-click: open the atom in the editor. */
   | { type: 'open'; name: string }
-  /** After each render: how many nodes and edges are drawn and how long it took, in milliseconds. */
-  | { type: 'rendered'; nodes: number; edges: number; ms: number; layoutMs: number; update: boolean }
+  /**
+   * After each render: how many atoms and dependencies are drawn and how long it took, in milliseconds;
+   * `groups` when a big graph's summary was drawn (boxes standing for groups of atoms, no atom itself).
+   */
+  | { type: 'rendered'; nodes: number; edges: number; ms: number; layoutMs: number; update: boolean; groups?: number }
   | { type: 'selected'; name: string | null; highlighted: number }
   | { type: 'error'; message: string };
 
@@ -148,7 +151,7 @@ export function isGraphToHost(m: unknown): m is GraphToHost {
     case 'open':
       return isString(m.name, 256);
     case 'rendered':
-      return isCount(m.nodes) && isCount(m.edges) && isCount(m.ms) && isCount(m.layoutMs) && typeof m.update === 'boolean';
+      return isCount(m.nodes) && isCount(m.edges) && isCount(m.ms) && isCount(m.layoutMs) && typeof m.update === 'boolean' && (m.groups === undefined || isCount(m.groups));
     case 'selected':
       return (m.name === null || isString(m.name, 256)) && isCount(m.highlighted);
     case 'error':

@@ -95,7 +95,11 @@ export class GraphPanel implements vscode.Disposable {
         break;
       case 'rendered':
         this.lastRender = m;
-        this.deps.log.info(`graph: ${m.update ? 'updated' : 'rendered'} ${m.nodes} atom${m.nodes === 1 ? '' : 's'} and ${m.edges} dependenc${m.edges === 1 ? 'y' : 'ies'} in ${m.ms} ms (layout ${m.layoutMs} ms)`);
+        this.deps.log.info(
+          m.groups !== undefined
+            ? `graph: ${m.update ? 'updated' : 'rendered'} the summary, ${m.groups} group${m.groups === 1 ? '' : 's'} of atoms, in ${m.ms} ms (layout ${m.layoutMs} ms)`
+            : `graph: ${m.update ? 'updated' : 'rendered'} ${m.nodes} atom${m.nodes === 1 ? '' : 's'} and ${m.edges} dependenc${m.edges === 1 ? 'y' : 'ies'} in ${m.ms} ms (layout ${m.layoutMs} ms)`,
+        );
         this.renderEmitter.fire(m);
         break;
       case 'selected':
@@ -184,6 +188,7 @@ function graphHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   <button id="impact" aria-pressed="false" title="Light up every atom that depends on the selected one, transitively">Impact</button>
   <button id="fit" title="Fit the graph to the window">Fit</button>
   <button id="relayout" title="Lay the whole graph out again in layers">Layout</button>
+  <button id="groups" title="Show the atoms in groups of atoms named alike (a big graph's summary)" hidden>Groups</button>
   <span class="legend"><span><span class="swatch unused"></span> unused</span><span><span class="swatch cycle"></span> cycle</span></span>
 </div>
 <div id="graph" role="img" aria-label="Dependency graph of the atoms"></div>

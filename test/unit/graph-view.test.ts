@@ -4,7 +4,7 @@ import type { Atom, AtomType } from '../../src/atoms/model.js';
 import { graphSnapshot } from '../../src/protocol/graphSnapshot.js';
 import { isGraphToHost, isPreviewToHost } from '../../src/protocol/webviewMessages.js';
 import type { GraphSnapshot } from '../../src/protocol/webviewMessages.js';
-import { AutoFit, cycleEdges, diffGraph, edgesOf, GraphIndex, headingPositions, overviewNameOrder, placeLabels, searchNames } from '../../media/graph/model.js';
+import { AutoFit, cycleEdges, diffGraph, edgesOf, GraphIndex, gridPlaces, groupAtoms, groupEdges, groupOrder, headingPositions, overviewNameOrder, placeLabels, searchNames } from '../../media/graph/model.js';
 
 function atom(name: string, type: AtomType, dependencies: string[] = []): Atom {
   return { name, type, code: `function ${name}() {}`, inputs: [], outputs: [], dependencies, description: null, version: 1, created_at: 't', updated_at: 't' };
@@ -82,6 +82,8 @@ test('webview messages are checked before the host acts on them', () => {
   assert.ok(isGraphToHost({ type: 'rendered', nodes: 12, edges: 14, ms: 80.5, layoutMs: 20, update: false }));
   assert.ok(!isGraphToHost({ type: 'open', name: 42 }));
   assert.ok(!isGraphToHost({ type: 'rendered', nodes: -1, edges: 0, ms: 1, layoutMs: 1, update: true }));
+  assert.ok(isGraphToHost({ type: 'rendered', nodes: 0, edges: 0, ms: 12, layoutMs: 3, update: false, groups: 16 }));
+  assert.ok(!isGraphToHost({ type: 'rendered', nodes: 0, edges: 0, ms: 12, layoutMs: 3, update: false, groups: 'all' }));
   assert.ok(!isGraphToHost({ type: 'eval', code: 'x' }));
   assert.ok(!isGraphToHost(null));
   assert.ok(isPreviewToHost({ type: 'console', level: 'warn', text: 'hi', atom: 'player_jump', line: 40, atomLine: 2 }));
@@ -156,6 +158,69 @@ test('the overview of a big graph groups 1,000 atoms by type into blocks that fi
     assert.ok(aspect > 0.8 && aspect < 3.5, `the overview is about the panel's shape, not a strip (aspect ${aspect.toFixed(2)})`);
     assert.equal(new Set(Object.values(positions).map((p) => `${p.x},${p.y}`)).size, 1000, 'no two atoms in one place');
   }
+});
+
+test("a big graph's summary groups each type's atoms by the words their names start with, in groups of at most max", () => {
+  const atoms = [
+    ...['main_loop', 'main_menu'].map((name) => ({ name, type: 'core' })),
+    // 30 draw_* atoms: one word further splits them (draw_hud_*, draw_world_*); 3 physics_* are too few alone.
+    ...Array.from({ length: 12 }, (_, i) => ({ name: `draw_hud_${i}`, type: 'feature' })),
+    ...Array.from({ length: 18 }, (_, i) => ({ name: `draw_world_${i}`, type: 'feature' })),
+    ...['physics_step', 'physics_gravity', 'physics_drag'].map((name) => ({ name, type: 'feature' })),
+    ...['player_jump'].map((name) => ({ name, type: 'feature' })),
+    // No word splits these: cut into runs by name.
+    ...Array.from({ length: 25 }, (_, i) => ({ name: `m${String(i).padStart(2, '0')}`, type: 'util' })),
+  ];
+  const groups = groupAtoms(atoms, 20);
+  const summary = groups.map((g) => `${g.type} ${g.label} ${g.members.length}`);
+  assert.deepEqual(summary, [
+    'core main_* 2',
+    'feature draw_hud_* 12',
+    'feature draw_world_* 18',
+    // The small runs in name order, together: physics_* (3) and player_jump (1).
+    'feature physics_drag … player_jump 4',
+    'util m00 … m19 20',
+    'util m20 … m24 5',
+  ]);
+  assert.equal(groups.reduce((n, g) => n + g.members.length, 0), atoms.length, 'every atom in one group');
+  assert.ok(groups.every((g) => /^group:/.test(g.id) && g.members.length <= 20));
+  assert.equal(new Set(groups.map((g) => g.id)).size, groups.length);
+  // Natural order: gen_l2 before gen_l10.
+  const layered = groupAtoms(Array.from({ length: 12 }, (_, i) => ({ name: `gen_l${i % 12}_a${i}`, type: 'feature' })).concat(Array.from({ length: 60 }, (_, i) => ({ name: `gen_l${i % 12}_b${i}`, type: 'feature' }))), 10);
+  assert.deepEqual(layered.slice(0, 3).map((g) => g.label), ['gen_l0_*', 'gen_l1_*', 'gen_l2_*']);
+});
+
+test("the summary's edges stand for the dependencies between groups, and its order puts users before what they use", () => {
+  const atom = (name: string, type: string, dependencies: string[] = []) => ({ name, type, dependencies, signature: '', description: '', version: 1 });
+  const snapshot = {
+    atoms: [
+      atom('app_main', 'core', ['ui_menu', 'ui_hud', 'math_clamp']),
+      ...['ui_menu', 'ui_hud', 'ui_button', 'ui_label'].map((n) => atom(n, 'feature', ['math_clamp', 'math_lerp', 'ui_label'])),
+      ...['math_clamp', 'math_lerp', 'math_min', 'math_max'].map((n) => atom(n, 'util')),
+    ],
+    cycles: [],
+    unused: [],
+    entry: 'app_main',
+  } as GraphSnapshot;
+  const groups = groupAtoms(snapshot.atoms, 10);
+  assert.deepEqual(groups.map((g) => g.label), ['app_main', 'ui_*', 'math_*']);
+  const edges = groupEdges(groups, new GraphIndex(snapshot));
+  const byPair = Object.fromEntries(edges.map((e) => [`${groups.find((g) => g.id === e.source)!.label} -> ${groups.find((g) => g.id === e.target)!.label}`, e.count]));
+  // Within a group (ui_* -> ui_label) is no edge; each pair's count is its atoms' dependencies.
+  assert.deepEqual(byPair, { 'app_main -> ui_*': 2, 'app_main -> math_*': 1, 'ui_* -> math_*': 8 });
+  const label = (id: string) => groups.find((g) => g.id === id)!.label;
+  assert.deepEqual(groupOrder([...groups].reverse(), edges).map(label), ['app_main', 'ui_*', 'math_*']);
+  // A cycle between groups is cut where it closes: every group still comes once.
+  const cyclic = [...edges, { source: groups[2]!.id, target: groups[0]!.id }];
+  assert.deepEqual(new Set(groupOrder(groups, cyclic)), new Set(groups.map((g) => g.id)));
+});
+
+test("the summary's grid is about the panel's shape, one box a cell", () => {
+  const boxes = Array.from({ length: 16 }, () => ({ w: 140, h: 50 }));
+  const { places, width, height } = gridPlaces(boxes, 1000 / 700);
+  assert.equal(new Set(places.map((p) => `${p.x},${p.y}`)).size, 16);
+  assert.ok(width / height > 0.8 && width / height < 2.5, `aspect ${(width / height).toFixed(2)}`);
+  assert.deepEqual(gridPlaces([], 1), { places: [], width: 0, height: 0 });
 });
 
 test("the overview's headings never overlap and stay inside the view", () => {
