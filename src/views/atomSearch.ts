@@ -16,8 +16,6 @@ import type { WorkspaceLifecycle } from '../lifecycle.js';
 
 /** Results shown per query: semantic_search's maximum. */
 const RESULTS = 20;
-/** Above this many atoms the pick lists none before anything is typed. */
-const BROWSE_MAX = 200;
 /** Typing pauses this long before a search starts (the first query also loads the model). */
 const DEBOUNCE_MS = 150;
 
@@ -90,15 +88,10 @@ export class AtomSearch implements vscode.Disposable {
     this.resolvePending = resolve;
     superseded?.(this.settledQuery); // whoever waits for an older query gets the newest one's results
     if (!query) {
-      // Nothing typed yet: every atom by name, so the pick also works as a browser. In a big workspace
-      // none (a thousand rows cost the extension host ~150 ms to build and send, and the workbench its
-      // own time to take, just as the query is being typed; the Atoms view browses them): the
-      // placeholder says how many there are to search.
-      const atoms = this.lifecycle.atoms() ?? [];
-      const items = atoms.length > BROWSE_MAX ? [] : [...atoms].sort((a, b) => a.name.localeCompare(b.name)).map((atom) => toItem({ atom }));
+      // Nothing typed yet: every atom by name, so the pick also works as a browser.
+      const items = [...(this.lifecycle.atoms() ?? [])].sort((a, b) => a.name.localeCompare(b.name)).map((atom) => toItem({ atom }));
       this.quickPick.items = items;
       this.quickPick.title = 'Search Atoms';
-      if (atoms.length > BROWSE_MAX) this.quickPick.placeholder = `Search ${atoms.length.toLocaleString('en-US')} atoms: describe what one does ("make the cube jump") or type its name`;
       this.quickPick.busy = false;
       this.settle(resolve, items);
       return;
