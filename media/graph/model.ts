@@ -293,16 +293,20 @@ export interface AtomGroup {
 
 const naturalOrder = new Intl.Collator('en', { numeric: true });
 
-/** A group of fewer atoms than this is put together with its neighbours in name order. */
+/** A group of fewer atoms than this (or a quarter of the most a group holds) is put together with its neighbours in name order. */
 const MIN_GROUP = 4;
+/** Past this many groups a group holds more atoms than `max`: a summary of hundreds of boxes is no summary. */
+const MAX_GROUPS = 60;
 
 /**
  * The summary of a big graph, what it first shows: each type's atoms in groups of at most `max`, by the
  * words their names start with (atoms named alike are usually neighbours: `draw_*`, `player_*`), looked at
  * one word further while a group is too big; runs of small groups go together, and a group that no word
  * splits is cut into runs by name. Groups come in the overview's type order, each type's in name order.
+ * A big workspace's groups hold more, so that there are about MAX_GROUPS of them at most.
  */
 export function groupAtoms(atoms: readonly { name: string; type: string }[], max = 80): AtomGroup[] {
+  const cap = Math.max(MIN_GROUP, max, Math.ceil(atoms.length / MAX_GROUPS));
   const byType = new Map<string, string[]>();
   for (const a of atoms) {
     const list = byType.get(a.type);
@@ -314,7 +318,7 @@ export function groupAtoms(atoms: readonly { name: string; type: string }[], max
   for (const type of types) {
     // In natural order (gen_l2 before gen_l10), as a person reads a list.
     const names = byType.get(type)!.sort(naturalOrder.compare);
-    const runs = mergeSmall(byPrefix(names, 0, Math.max(MIN_GROUP, max)), Math.max(MIN_GROUP, max));
+    const runs = packRuns(byPrefix(names, 0, cap), cap);
     const labels = runs.map(groupLabel);
     // Two runs of one prefix (a group cut by name) are told apart by their first and last names.
     const repeated = new Set(labels.filter((l, i) => labels.indexOf(l) !== i));
@@ -344,12 +348,12 @@ function byPrefix(names: string[], depth: number, max: number): string[][] {
   return runs;
 }
 
-/** Neighbouring groups smaller than MIN_GROUP, together (up to `max` atoms a run). */
-function mergeSmall(groups: string[][], max: number): string[][] {
+/** Neighbouring small groups (see MIN_GROUP) together, up to `max` atoms a run. */
+function packRuns(groups: string[][], max: number): string[][] {
   const out: string[][] = [];
   let run: string[] = [];
   for (const g of groups) {
-    if (g.length >= MIN_GROUP) {
+    if (g.length >= Math.max(MIN_GROUP, max / 4)) {
       if (run.length) out.push(run);
       run = [];
       out.push(g);

@@ -185,6 +185,10 @@ test("a big graph's summary groups each type's atoms by the words their names st
   assert.equal(groups.reduce((n, g) => n + g.members.length, 0), atoms.length, 'every atom in one group');
   assert.ok(groups.every((g) => /^group:/.test(g.id) && g.members.length <= 20));
   assert.equal(new Set(groups.map((g) => g.id)).size, groups.length);
+  // A big workspace's groups hold more: a summary of 6,000 atoms has about 60 boxes, not hundreds.
+  const many = groupAtoms(Array.from({ length: 6000 }, (_, i) => ({ name: `part_${Math.floor(i / 7)}_${i}`, type: 'feature' })));
+  assert.ok(many.length <= 70 && many.length >= 30, `${many.length} groups`);
+  assert.equal(many.reduce((n, g) => n + g.members.length, 0), 6000);
   // Natural order: gen_l2 before gen_l10.
   const layered = groupAtoms(Array.from({ length: 12 }, (_, i) => ({ name: `gen_l${i % 12}_a${i}`, type: 'feature' })).concat(Array.from({ length: 60 }, (_, i) => ({ name: `gen_l${i % 12}_b${i}`, type: 'feature' }))), 10);
   assert.deepEqual(layered.slice(0, 3).map((g) => g.label), ['gen_l0_*', 'gen_l1_*', 'gen_l2_*']);
