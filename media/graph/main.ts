@@ -15,7 +15,7 @@ import { graphStyle, readTheme } from './theme.js';
 cytoscape.use(dagre);
 /**
  * When the page's script started (data-script-at) and finished (data-ready-at), the page loaded
- * (data-load-at), its first snapshot arrived (data-message-at) and its first render was painted
+ * (data-load-at), the host posted its first snapshot (data-sent-at) and it arrived (data-message-at) and its first render was painted
  * (data-painted-at), in epoch milliseconds on the status line: the end-to-end runs measure the time from
  * the command to the first paint with them.
  */
@@ -799,6 +799,7 @@ window.addEventListener('message', (event: MessageEvent) => {
   const m: unknown = event.data;
   if ((m as { type?: unknown } | null)?.type === 'graph') status.dataset.messageAt ??= String(now());
   if (!isHostToGraph(m)) return;
+  if (m.type === 'graph' && m.sentAt !== undefined) status.dataset.sentAt ??= String(m.sentAt);
   try {
     if (m.type === 'graph') applySnapshot(m.snapshot, m.focus);
     else {

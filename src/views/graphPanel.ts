@@ -123,7 +123,7 @@ export class GraphPanel implements vscode.Disposable {
 
   private sendSnapshot(): void {
     const atoms = this.deps.lifecycle.atoms() ?? [];
-    void this.post({ type: 'graph', snapshot: graphSnapshot(atoms) });
+    void this.post({ type: 'graph', snapshot: graphSnapshot(atoms), sentAt: Date.now() });
     if (this.ready) this.sendPendingFocus();
   }
 

@@ -420,6 +420,10 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     measurements.thousandCommandToScriptMs = Number(summaryStatus.scriptAt) - commandAt;
     measurements.thousandScriptToSnapshotMs = Number(summaryStatus.messageAt) - Number(summaryStatus.scriptAt);
     measurements.thousandSnapshotToPaintMs = paintedAt - Number(summaryStatus.messageAt);
+    // Whether a late snapshot was late from the host (posted late) or on its way (delivered late).
+    measurements.thousandScriptToLoadMs = Number(summaryStatus.loadAt) - Number(summaryStatus.scriptAt);
+    measurements.thousandCommandToSentMs = Number(summaryStatus.sentAt) - commandAt;
+    measurements.thousandSentToSnapshotMs = Number(summaryStatus.messageAt) - Number(summaryStatus.sentAt);
     measurements.load = loadavg().map((l) => l.toFixed(2)).join(' ');
     check('the page reports when its script started, its snapshot came and it painted', Number(summaryStatus.scriptAt) > 0 && commandAt <= Number(summaryStatus.scriptAt) && Number(summaryStatus.scriptAt) <= Number(summaryStatus.messageAt) && Number(summaryStatus.messageAt) <= paintedAt, JSON.stringify({ commandAt, scriptAt: summaryStatus.scriptAt, messageAt: summaryStatus.messageAt, paintedAt }));
     const groups = await big.evaluate(() => window.atomicGraph.groups());

@@ -78,6 +78,8 @@ async function thousandSteps(page, label, folder, base) {
   measurements[`${label}GraphScriptMs`] = Number(painted.readyAt) - Number(painted.scriptAt);
   measurements[`${label}GraphScriptToLoadMs`] = Number(painted.loadAt) - Number(painted.scriptAt);
   measurements[`${label}GraphScriptToSnapshotMs`] = Number(painted.messageAt) - Number(painted.scriptAt);
+  measurements[`${label}GraphCommandToSentMs`] = Number(painted.sentAt) - commandAt;
+  measurements[`${label}GraphSentToSnapshotMs`] = Number(painted.messageAt) - Number(painted.sentAt);
   check(`${label}: the 1,000-atom graph first shows its summary, groups of atoms named alike`, painted.layoutIn === 'summary', `${painted.layoutIn}; painted ${measurements[`${label}GraphCommandToPaintMs`]} ms after the command (${painted.renderMs} ms in the page)`);
   // Each box reads as the page drew it: its words, then how many atoms of which type.
   const groups = await graph.evaluate(() => window.atomicGraph.groups());

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Atom, AtomType } from '../../src/atoms/model.js';
 import { graphSnapshot } from '../../src/protocol/graphSnapshot.js';
-import { isGraphToHost, isPreviewToHost } from '../../src/protocol/webviewMessages.js';
+import { isGraphToHost, isHostToGraph, isPreviewToHost } from '../../src/protocol/webviewMessages.js';
 import type { GraphSnapshot } from '../../src/protocol/webviewMessages.js';
 import { AutoFit, cycleEdges, diffGraph, edgesOf, GraphIndex, gridPlaces, groupAtoms, groupEdges, groupOrder, headingPositions, overviewNameOrder, placeLabels, searchNames } from '../../media/graph/model.js';
 
@@ -83,6 +83,9 @@ test('webview messages are checked before the host acts on them', () => {
   assert.ok(!isGraphToHost({ type: 'open', name: 42 }));
   assert.ok(!isGraphToHost({ type: 'rendered', nodes: -1, edges: 0, ms: 1, layoutMs: 1, update: true }));
   assert.ok(isGraphToHost({ type: 'rendered', nodes: 0, edges: 0, ms: 12, layoutMs: 3, update: false, groups: 16 }));
+  const snapshot = { atoms: [], cycles: [], unused: [], entry: null };
+  assert.ok(isHostToGraph({ type: 'graph', snapshot, sentAt: 1795775065776 }));
+  assert.ok(!isHostToGraph({ type: 'graph', snapshot, sentAt: 'now' }));
   assert.ok(!isGraphToHost({ type: 'rendered', nodes: 0, edges: 0, ms: 12, layoutMs: 3, update: false, groups: 'all' }));
   assert.ok(!isGraphToHost({ type: 'eval', code: 'x' }));
   assert.ok(!isGraphToHost(null));
