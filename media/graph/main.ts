@@ -795,13 +795,21 @@ new MutationObserver(() => cy.style(graphStyle(readTheme()))).observe(document.b
 
 // ---- messages -------------------------------------------------------------------------------
 
+/** The generation of the last snapshot drawn (the host's count). */
+let drawnGeneration: number | undefined;
+
 window.addEventListener('message', (event: MessageEvent) => {
   const m: unknown = event.data;
   if ((m as { type?: unknown } | null)?.type === 'graph') status.dataset.messageAt ??= String(now());
   if (!isHostToGraph(m)) return;
   if (m.type === 'graph' && m.sentAt !== undefined) status.dataset.sentAt ??= String(m.sentAt);
   try {
-    if (m.type === 'graph') applySnapshot(m.snapshot, m.focus);
+    if (m.type === 'graph') {
+      // The host posts its first snapshot twice (before and after 'ready', see graphPanel.ts): once is drawn.
+      if (m.generation !== undefined && m.generation === drawnGeneration && !m.focus) return;
+      drawnGeneration = m.generation;
+      applySnapshot(m.snapshot, m.focus);
+    }
     else {
       if (m.mode) mode = m.mode;
       modeSelect.value = mode;
@@ -850,8 +858,8 @@ if (saved) {
 status.dataset.scriptAt = String(scriptAt);
 status.dataset.readyAt = String(now());
 post({ type: 'ready' });
-// The host posts the first snapshot with the page (VS Code hands it over once the page has loaded); should it
-// not come, saying ready again makes the host send it.
+// The host posts the first snapshot with the page and again on 'ready' (graphPanel.ts); should neither come,
+// saying ready again makes the host send it.
 window.addEventListener('load', () => {
   status.dataset.loadAt = String(now());
   setTimeout(() => status.dataset.messageAt || post({ type: 'ready' }), 1000);

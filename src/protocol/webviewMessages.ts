@@ -42,8 +42,12 @@ export type GraphViewMode = 'graph' | 'needs' | 'neededBy';
 
 export type HostToGraph =
   /** The whole graph; the webview updates in place (keeping zoom and position) after the first. */
-  /** `sentAt`: when the host posted it (epoch ms), so the page can tell the host's time from the delivery's. */
-  | { type: 'graph'; snapshot: GraphSnapshot; focus?: string; sentAt?: number }
+  /**
+   * `generation`: the host's count of the snapshots it built (one posted again has the same, and the page
+   * drops it if it has drawn it); `sentAt`: when the host posted it (epoch ms), so the page can tell the
+   * host's time from the delivery's.
+   */
+  | { type: 'graph'; snapshot: GraphSnapshot; focus?: string; generation?: number; sentAt?: number }
   /** Select an atom (from the tree's context menu or a command argument). */
   | { type: 'focus'; name: string; mode?: GraphViewMode };
 
@@ -189,7 +193,7 @@ export function isPreviewToHost(m: unknown): m is PreviewToHost {
 /** True when `m` is a well-formed message from the host to the graph webview. */
 export function isHostToGraph(m: unknown): m is HostToGraph {
   if (!isRecord(m)) return false;
-  if (m.type === 'graph') return isRecord(m.snapshot) && Array.isArray((m.snapshot as Record<string, unknown>).atoms) && (m.sentAt === undefined || isCount(m.sentAt));
+  if (m.type === 'graph') return isRecord(m.snapshot) && Array.isArray((m.snapshot as Record<string, unknown>).atoms) && (m.sentAt === undefined || isCount(m.sentAt)) && (m.generation === undefined || isCount(m.generation));
   if (m.type === 'focus') return isString(m.name, 256);
   return false;
 }

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { Commands } from './commandIds.js';
 import { graphSnapshot } from '../protocol/graphSnapshot.js';
-import { isGraphToHost, type GraphToHost, type GraphViewMode, type HostToGraph } from '../protocol/webviewMessages.js';
+import { isGraphToHost, type GraphSnapshot, type GraphToHost, type GraphViewMode, type HostToGraph } from '../protocol/webviewMessages.js';
 import { makeNonce, type PanelDeps } from './webview.js';
 
 type RenderReport = Extract<GraphToHost, { type: 'rendered' }>;
@@ -17,12 +17,16 @@ export class GraphPanel implements vscode.Disposable {
 
   private ready = false;
   /**
-   * The snapshot posted with the page, before it said ready: VS Code keeps messages to a webview until its
-   * page has loaded, and the page listens from its script's start, so the first 'ready' needs no second one
-   * unless the atoms changed meanwhile.
+   * The snapshot is posted with the page, before it says ready, and again (the same generation) when it says
+   * ready: VS Code's webview host keeps messages until the page has loaded, but when the page takes over
+   * 200 ms to load it hands them to the frame's first, blank document, and they are lost (its pre/index.html,
+   * `loadTimeout`); in the UI runs that was most first opens on a busy machine, which then waited for the
+   * page's second 'ready' a second later. The page drops a generation it has already drawn.
    */
   private sentBeforeReady = false;
   private changedBeforeReady = false;
+  private generation = 0;
+  private last: { snapshot: GraphSnapshot; generation: number } | undefined;
   private pendingFocus: { name: string; mode?: GraphViewMode } | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
@@ -85,8 +89,11 @@ export class GraphPanel implements vscode.Disposable {
       case 'ready':
         this.ready = true;
         // A later 'ready' is a page loaded again: it has nothing yet.
-        if (!this.sentBeforeReady || this.changedBeforeReady) this.sendSnapshot();
-        else this.sendPendingFocus();
+        if (!this.sentBeforeReady || this.changedBeforeReady || !this.last) this.sendSnapshot();
+        else {
+          void this.post({ type: 'graph', snapshot: this.last.snapshot, generation: this.last.generation, sentAt: Date.now() });
+          this.sendPendingFocus();
+        }
         this.sentBeforeReady = false;
         this.changedBeforeReady = false;
         break;
@@ -123,7 +130,8 @@ export class GraphPanel implements vscode.Disposable {
 
   private sendSnapshot(): void {
     const atoms = this.deps.lifecycle.atoms() ?? [];
-    void this.post({ type: 'graph', snapshot: graphSnapshot(atoms), sentAt: Date.now() });
+    this.last = { snapshot: graphSnapshot(atoms), generation: ++this.generation };
+    void this.post({ type: 'graph', snapshot: this.last.snapshot, generation: this.last.generation, sentAt: Date.now() });
     if (this.ready) this.sendPendingFocus();
   }
 

@@ -86,6 +86,8 @@ test('webview messages are checked before the host acts on them', () => {
   const snapshot = { atoms: [], cycles: [], unused: [], entry: null };
   assert.ok(isHostToGraph({ type: 'graph', snapshot, sentAt: 1795775065776 }));
   assert.ok(!isHostToGraph({ type: 'graph', snapshot, sentAt: 'now' }));
+  assert.ok(isHostToGraph({ type: 'graph', snapshot, generation: 2 }));
+  assert.ok(!isHostToGraph({ type: 'graph', snapshot, generation: -1 }));
   assert.ok(!isGraphToHost({ type: 'rendered', nodes: 0, edges: 0, ms: 12, layoutMs: 3, update: false, groups: 'all' }));
   assert.ok(!isGraphToHost({ type: 'eval', code: 'x' }));
   assert.ok(!isGraphToHost(null));
