@@ -26,7 +26,12 @@ declare function acquireVsCodeApi(): { postMessage(message: GraphToHost): void; 
 const vscode = acquireVsCodeApi();
 const post = (m: GraphToHost) => vscode.postMessage(m);
 
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+/** An element both pages (the editor's panel and the MCP App) must have: a missing one is named at once. */
+const $ = <T extends HTMLElement>(id: string): T => {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`the graph page has no #${id} element`);
+  return el as T;
+};
 const container = $('graph');
 const status = $('status');
 const search = $<HTMLInputElement>('search');

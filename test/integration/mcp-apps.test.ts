@@ -35,6 +35,8 @@ let server: RunningServer;
 let client: Client;
 let browser: BrowserContext;
 let page: Page;
+/** The host page's uncaught errors, named when an app does not mount. */
+const pageErrors: string[] = [];
 let tools: Tool[];
 let sample: SampleAtom[];
 let mounted = 0;
@@ -56,7 +58,16 @@ async function mountApp(toolName: string, input: Record<string, unknown>, result
   const content = read.contents[0] as { mimeType?: string; text?: string };
   assert.equal(content.mimeType, 'text/html;profile=mcp-app');
   const id = `app-${++mounted}`;
-  await page.evaluate((m) => window.mountApp(m as never), { id, html: content.text!, tool, input, result });
+  // Bounded like every wait here: an app whose script fails never finishes mounting.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the ${toolName} app did not mount within ${WAIT} ms (its page's errors: ${pageErrors.join('; ') || 'none'})`)), WAIT);
+  });
+  try {
+    await Promise.race([page.evaluate((m) => window.mountApp(m as never), { id, html: content.text!, tool, input, result }), late]);
+  } finally {
+    clearTimeout(timer);
+  }
   const frame = await (await page.$(`iframe#${id}`))!.contentFrame();
   assert.ok(frame, 'the app frame exists');
   return frame;
@@ -84,8 +95,7 @@ before(async () => {
   });
   browser = await lib.launchBrowser(tempDir('mcp-apps-browser-'), { width: 1000, height: 900 });
   page = browser.pages()[0] ?? (await browser.newPage());
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => process.env.MCP_APPS_DEBUG && console.log('[browser]', m.text()));
   // The browser reaches nothing: the app asks the host, and the host asks the server through these.
   await page.route('**/*', (route) => route.abort());
