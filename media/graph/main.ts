@@ -232,7 +232,7 @@ function applySnapshot(next: GraphSnapshot, focus?: string): void {
   else finish();
 }
 
-/** Draws the summary of a big graph (see `summary`), laid out in layers of groups and fitted. */
+/** Draws the summary of a big graph (see `summary`): its groups in reading order in a grid, fitted. */
 function drawSummary(next: GraphSnapshot): void {
   const started = performance.now();
   const first = !summary;
