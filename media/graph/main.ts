@@ -80,6 +80,8 @@ let layered = false;
 let summary = false;
 let showAtoms = false;
 let summaryGroups: AtomGroup[] = [];
+/** The summary's groups in reading order (groupOrder). */
+let summaryOrder: string[] = [];
 /** The summary's size in graph coordinates (its grid's): fitted without asking cytoscape for a bounding box. */
 let summaryExtent = { width: 0, height: 0 };
 let overviewGroups: OverviewGroup[] = [];
@@ -107,7 +109,11 @@ const autoFit = new AutoFit(
       cy.resize();
       return { width: cy.width(), height: cy.height() };
     },
-    fit: () => fitView(),
+    fit: () => {
+      // The summary's grid takes the panel's new shape.
+      if (summary) placeSummary();
+      fitView();
+    },
   },
   (run) => requestAnimationFrame(run),
 );
@@ -259,12 +265,8 @@ function drawSummary(next: GraphSnapshot): void {
   showGroupLabels([]);
   status.dataset.layoutIn = 'summary';
   const layoutStarted = performance.now();
-  // The groups in reading order, users before what they use (groupOrder), in rows that fill the panel: a
-  // chain of layers laid out as layers would be a strip too thin to read.
-  const order = groupOrder(summaryGroups, edges).map((id) => cy.getElementById(id));
-  const grid = gridPlaces(order.map((n) => ({ w: n.outerWidth(), h: n.outerHeight() })), Math.max(0.5, cy.width() / Math.max(1, cy.height())));
-  cy.batch(() => order.forEach((n, i) => void n.position(grid.places[i]!)));
-  summaryExtent = { width: grid.width, height: grid.height };
+  summaryOrder = groupOrder(summaryGroups, edges);
+  placeSummary();
   const layoutMs = performance.now() - layoutStarted;
   if (first || autoFit.following) {
     fitView();
@@ -283,11 +285,24 @@ function drawSummary(next: GraphSnapshot): void {
   });
 }
 
+/**
+ * The summary's boxes in reading order, users before what they use (groupOrder), in rows that fill the
+ * panel: a chain of layers laid out as layers would be a strip too thin to read. Placed again when the
+ * panel changes shape while the summary follows it (AutoFit).
+ */
+function placeSummary(): void {
+  const order = summaryOrder.map((id) => cy.getElementById(id)).filter((n) => n.nonempty());
+  const grid = gridPlaces(order.map((n) => ({ w: n.outerWidth(), h: n.outerHeight() })), Math.max(0.5, cy.width() / Math.max(1, cy.height())));
+  cy.batch(() => order.forEach((n, i) => void n.position(grid.places[i]!)));
+  summaryExtent = { width: grid.width, height: grid.height };
+}
+
 /** Clears the summary's boxes; the atoms are drawn next (applySnapshot, on an empty graph). */
 function leaveSummary(): void {
   summary = false;
   showAtoms = true;
   summaryGroups = [];
+  summaryOrder = [];
   cy.stop(true, false);
   cy.elements().remove();
   atomKeys.clear();

@@ -497,6 +497,14 @@ export async function runGraphPreviewUi({ build = true } = {}) {
     } finally {
       await bigAgent.close();
     }
+    // Groups goes back to the summary, the new atom counted in its group.
+    await big.locator('#groups').click();
+    const back = await until('the summary again', async () => {
+      const s = await graphStatus(big);
+      return s.view === 'summary' ? s : undefined;
+    }, 60_000);
+    const regrouped = await big.evaluate(() => window.atomicGraph.groups());
+    check('Groups goes back to the summary, every atom in a group', regrouped.reduce((n, g) => n + g.atoms, 0) === 1001 && /^1001 atoms · .* groups of atoms named alike/.test(back.text), `${regrouped.length} groups; ${back.text}`);
     await second.close();
   } catch (err) {
     await unexpected(err, check, browser, shots);
