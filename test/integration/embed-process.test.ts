@@ -9,7 +9,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { UseLiteProvider } from '../../src/search/embeddings/useLite.js';
+import { getPriority } from 'node:os';
+import { MODEL_PRIORITY, UseLiteProvider } from '../../src/search/embeddings/useLite.js';
 import { tempDir } from '../support/tmp.js';
 import { compileCacheDir } from '../../src/util/compileCache.js';
 
@@ -61,6 +62,8 @@ test('embeds in a separate process, whose memory is reported apart', async () =>
   // And with Node's compile cache in this user's cache folder (util/compileCache.ts).
   const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
   assert.ok(environ.includes(`NODE_COMPILE_CACHE=${compileCacheDir()}`), environ.filter((e) => e.startsWith('NODE_')).join(' '));
+  // Below normal priority (at least as low as MODEL_PRIORITY: a parent already lower keeps its own).
+  assert.ok(getPriority(pid) >= MODEL_PRIORITY, `the model's priority is ${getPriority(pid)}, the test's ${getPriority()}`);
 });
 
 test('an idle process is ended and the next request starts another', async () => {

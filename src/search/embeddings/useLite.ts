@@ -10,7 +10,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, constants, setPriority } from 'node:os';
 import type { Socket } from 'node:net';
 import type { EmbedderMemory, EmbeddingProvider } from './provider.js';
 import type { EmbedRequest, EmbedResponse, WorkerConfig } from './messages.js';
@@ -114,6 +114,9 @@ interface Pending {
   reject(err: Error): void;
 }
 
+/** The model processes' priority (nice 10 on Linux and macOS, below normal on Windows). */
+export const MODEL_PRIORITY = constants.priority.PRIORITY_BELOW_NORMAL;
+
 /** One model process: started on its first request, ended after `idleMs` idle. */
 class ModelProcess {
   private child: ChildProcess | undefined;
@@ -206,6 +209,16 @@ class ModelProcess {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
+    // Below normal priority: a fresh clone's catch-up keeps every core busy for a minute or more, and the
+    // editor (the workbench, the extension host, a webview being opened) comes first. On an idle machine
+    // it changes nothing; where the system refuses, the child keeps its priority.
+    if (child.pid !== undefined) {
+      try {
+        setPriority(child.pid, MODEL_PRIORITY);
+      } catch {
+        // kept at its priority
+      }
+    }
     child.stdout?.on('data', (d: Buffer) => process.stderr.write(d));
     child.stderr?.on('data', (d: Buffer) => process.stderr.write(d));
     child.on('message', (response: EmbedResponse) => this.settle(child, response));
