@@ -308,11 +308,16 @@ function leaveSummary(): void {
   atomKeys.clear();
 }
 
+/** Leaves the summary for the atoms of the snapshot it showed. */
+function drawAtoms(): void {
+  leaveSummary();
+  applySnapshot(snapshot);
+}
+
 /** A click on a group: the atoms, with that group's in view and marked (as the search box marks what it finds). */
 function showGroup(id: string): void {
   const members = summaryGroups.find((g) => g.id === id)?.members ?? [];
-  leaveSummary();
-  applySnapshot(snapshot);
+  drawAtoms();
   const wanted = new Set(members);
   const nodes = cy.nodes().filter((n) => wanted.has(n.id()));
   if (nodes.nonempty()) {
@@ -695,11 +700,7 @@ function updateStatus(): void {
 
 function select(name: string | null, center = false): void {
   // An atom is chosen: the atoms are shown (the summary has only groups).
-  if (summary && name && index.has(name)) {
-    selected = name;
-    leaveSummary();
-    applySnapshot(snapshot);
-  }
+  if (summary && name && index.has(name)) drawAtoms();
   selected = name && index.has(name) ? name : null;
   const wasTree = mode !== 'graph';
   const started = performance.now();
@@ -721,10 +722,7 @@ function select(name: string | null, center = false): void {
 
 function setMode(next: GraphViewMode): void {
   mode = next;
-  if (summary && next !== 'graph') {
-    leaveSummary();
-    applySnapshot(snapshot);
-  }
+  if (summary && next !== 'graph') drawAtoms();
   modeSelect.value = next;
   refreshHighlight();
   runLayout(true, () => {});
@@ -782,8 +780,7 @@ $('fit').addEventListener('click', () => {
 $('relayout').addEventListener('click', () => {
   layered = true;
   if (summary) {
-    leaveSummary();
-    applySnapshot(snapshot);
+    drawAtoms();
     return;
   }
   const n = cy.nodes().not('.hidden').length;

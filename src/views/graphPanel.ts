@@ -23,7 +23,6 @@ export class GraphPanel implements vscode.Disposable {
    * `loadTimeout`); in the UI runs that was most first opens on a busy machine, which then waited for the
    * page's second 'ready' a second later. The page drops a generation it has already drawn.
    */
-  private sentBeforeReady = false;
   private changedBeforeReady = false;
   private generation = 0;
   private last: { snapshot: GraphSnapshot; generation: number } | undefined;
@@ -64,10 +63,7 @@ export class GraphPanel implements vscode.Disposable {
     panel.webview.html = graphHtml(panel.webview, deps.extensionUri);
     // Built and posted while the page loads, not after it says ready: that round trip and the snapshot
     // (50 ms at 1,000 atoms) were on the way to the first paint.
-    if (deps.lifecycle.atoms()) {
-      this.sendSnapshot();
-      this.sentBeforeReady = true;
-    }
+    if (deps.lifecycle.atoms()) this.sendSnapshot();
     this.disposables.push(
       panel.onDidDispose(() => this.dispose()),
       panel.webview.onDidReceiveMessage((m: unknown) => this.receive(m)),
@@ -88,13 +84,10 @@ export class GraphPanel implements vscode.Disposable {
     switch (m.type) {
       case 'ready':
         this.ready = true;
-        // A later 'ready' is a page loaded again: it has nothing yet.
-        if (!this.sentBeforeReady || this.changedBeforeReady || !this.last) this.sendSnapshot();
-        else {
-          void this.post({ type: 'graph', snapshot: this.last.snapshot, generation: this.last.generation, sentAt: Date.now() });
-          this.sendPendingFocus();
-        }
-        this.sentBeforeReady = false;
+        // The page may lack what was posted before it loaded, and a page loaded again has nothing: the
+        // snapshot goes again, built anew if the atoms changed meanwhile (after 'ready' every change is sent).
+        if (this.changedBeforeReady || !this.last) this.sendSnapshot();
+        else this.postLast(this.last);
         this.changedBeforeReady = false;
         break;
       case 'open':
@@ -129,9 +122,13 @@ export class GraphPanel implements vscode.Disposable {
   }
 
   private sendSnapshot(): void {
-    const atoms = this.deps.lifecycle.atoms() ?? [];
-    this.last = { snapshot: graphSnapshot(atoms), generation: ++this.generation };
-    void this.post({ type: 'graph', snapshot: this.last.snapshot, generation: this.last.generation, sentAt: Date.now() });
+    this.last = { snapshot: graphSnapshot(this.deps.lifecycle.atoms() ?? []), generation: ++this.generation };
+    this.postLast(this.last);
+  }
+
+  /** Posts a snapshot built before (and, once the page is ready, the atom it is to select). */
+  private postLast({ snapshot, generation }: { snapshot: GraphSnapshot; generation: number }): void {
+    void this.post({ type: 'graph', snapshot, generation, sentAt: Date.now() });
     if (this.ready) this.sendPendingFocus();
   }
 
