@@ -130,7 +130,8 @@ describe('hot swap in the browser preview', () => {
     assert.ok(top < GROUND_TOP - 5, `the new colour is drawn mid-air (top row ${top}), not on the ground (${GROUND_TOP})`);
     assert.ok(Math.abs(top - before) <= 20, `the cube kept its height across the swap: ${before} before, drawn at ${top}, state ${after}`);
     assert.equal(await state(game, 'jumps'), 1, "game_state's store survived the swap");
-    assert.ok(reports.includes('swapped: draw_cube'), JSON.stringify(reports));
+    // The page reports the swap on its own channel: the new colour can be on screen before it arrives.
+    await until('the swap of draw_cube reported', async () => reports.includes('swapped: draw_cube'));
     const shot = await page.screenshot();
     assert.ok(shot.length > 1000);
     if (process.env.HOT_SWAP_SHOT) writeFileSync(process.env.HOT_SWAP_SHOT, shot);

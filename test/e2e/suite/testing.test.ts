@@ -145,14 +145,15 @@ describe('Atom checks in the Test Explorer, the Problems panel and the tree', fu
         resolve(e);
       });
     });
-    // As a person would: Run All, and once more if nothing started (VS Code may not have taken the
-    // controller's items in yet on a busy machine; a run that did start is waited for).
+    // As a person would: Run All, and again if nothing ran. The command resolves once its run is over,
+    // or at once with "No tests found" while VS Code has not taken the controller's items in yet (its
+    // root counts only once the items arrive), so a short wait after it tells the two apart.
     let run: Awaited<typeof ended> | undefined;
-    for (let attempt = 0; attempt < 3 && !run; attempt++) {
+    for (let attempt = 0; attempt < 10 && !run; attempt++) {
       await vscode.commands.executeCommand('testing.runAll');
-      run = await Promise.race([ended, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 20_000))]);
+      run = await Promise.race([ended, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000))]);
     }
-    assert.ok(run, 'no run after testing.runAll, three times');
+    assert.ok(run, 'no run after testing.runAll, ten times');
     assert.ok(run.failed.includes(`${clamp.name}#2`), JSON.stringify(run));
     assert.ok(run.passed.includes(`${clamp.name}#0`) && run.passed.includes(`${clamp.name}#1`), JSON.stringify(run));
     assert.ok(run.failed.includes(scenario.name), JSON.stringify(run));
