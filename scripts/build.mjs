@@ -2,12 +2,15 @@
 // and copies the runtime assets (sql.js wasm, the embedding model) beside them.
 import * as esbuild from 'esbuild';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appContexts } from './buildApps.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = join(root, 'dist');
+// --outdir=DIR builds somewhere else than dist/ (the e2e package: its build cannot change what tests
+// running meanwhile read from dist/).
+const outdir = process.argv.find((a) => a.startsWith('--outdir='))?.slice('--outdir='.length);
+const dist = outdir ? resolve(outdir) : join(root, 'dist');
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 

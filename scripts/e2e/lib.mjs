@@ -102,29 +102,23 @@ export function pinVsix(vsix) {
 }
 
 /**
- * Builds the extension (minified) and packages it with vsce; returns the .vsix path. Packaging runs on a
- * private copy (.e2e/stage) of what the .vsix holds, so a build started elsewhere in the same checkout
- * (it empties dist/ first) cannot pull files out from under vsce.
+ * Builds the extension (minified) and packages it with vsce; returns the .vsix path. The build goes into
+ * a private stage (.e2e/stage-<pid>) with a copy of the rest of what the .vsix holds, never into dist/:
+ * tests running meanwhile (npm test runs the integration tests beside this) keep reading the development
+ * build there. That build is made too when it is missing, since the UI runs' agents start dist/cli.js.
  */
 export function buildAndPackage() {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const build = (...args) => execFileSync(npm, ['run', 'build', '--silent', '--', ...args], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (!existsSync(join(root, 'dist', 'cli.js'))) build();
   const stage = join(root, '.e2e', `stage-${process.pid}`);
-  for (let attempt = 1; ; attempt++) {
-    execFileSync(npm, ['run', 'build', '--silent', '--', '--production'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-    rmSync(stage, { recursive: true, force: true });
-    mkdirSync(stage, { recursive: true });
-    try {
-      for (const entry of ['dist', 'media', 'package.json', '.vscodeignore', 'README.md', 'LICENSE', 'LICENSE.md', 'CHANGELOG.md']) {
-        // Source maps and webview sources (media/**/*.ts) stay out of the package.
-        const filter = (src) => !src.endsWith('.map') && !(src.includes('/media/') && src.endsWith('.ts'));
-        if (existsSync(join(root, entry))) cpSync(join(root, entry), join(stage, entry), { recursive: true, filter });
-      }
-      if (['extension.js', 'cli.js', 'cli-main.js'].every((f) => existsSync(join(stage, 'dist', f)))) break;
-    } catch (err) {
-      if (attempt >= 3) throw err;
-    }
-    if (attempt >= 3) throw new Error('dist/ kept changing while it was copied (another build running?); try again');
-    log('dist/ changed while it was copied (another build in this checkout?); building again');
+  rmSync(stage, { recursive: true, force: true });
+  mkdirSync(stage, { recursive: true });
+  build('--production', `--outdir=${join(stage, 'dist')}`);
+  for (const entry of ['media', 'package.json', '.vscodeignore', 'README.md', 'LICENSE', 'LICENSE.md', 'CHANGELOG.md']) {
+    // Webview sources (media/**/*.ts) stay out of the package.
+    const filter = (src) => !(src.includes('/media/') && src.endsWith('.ts'));
+    if (existsSync(join(root, entry))) cpSync(join(root, entry), join(stage, entry), { recursive: true, filter });
   }
   const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const vsix = join(root, `${name}-${version}.vsix`);
