@@ -4,15 +4,16 @@
  *
  *   1. type-check, lint and build at once (none reads another's output);
  *   2. the unit tests;
- *   3. the integration tests (two files at a time, each on the Node that runs its code in the product);
- *   4. the memory tests, alone on the machine;
- *   5. the unit tests on the extension host's Node 22;
- *   6. the real VS Code runs (extension-host suite, then the UI runs).
+ *   3. at once: the integration tests (two files at a time, each on the Node that runs its code in the
+ *      product), the unit tests on the extension host's Node 22, and the real VS Code runs (extension-host
+ *      suite, then the UI runs) once code-server and Chromium are installed. The VS Code runs leave a third
+ *      of two cores idle while a page loads or a timer runs, and the tests beside them fill it: side by
+ *      side the step takes about as long as the VS Code runs alone (measurements in test/bench/README.md);
+ *   4. the memory tests, alone on the machine (a neighbour's load moves what they read).
  *
- * Installing code-server and Chromium for step 6 (minutes on a fresh machine, nothing when cached) starts
- * at once and goes on beside steps 1-3; step 4 waits for it, since a neighbour's load moves what the
- * memory tests read. Each step's output is printed whole when it ends, with its time; the first failure
- * stops the run (after the install in the background is done), exit code 1.
+ * Installing code-server and Chromium (minutes on a fresh machine, nothing when cached) starts at once and
+ * goes on beside steps 1-3. Each script's output is printed whole when it ends, with its time; the first
+ * failed step stops the run (after the install in the background is done), exit code 1.
  */
 import { spawn } from 'node:child_process';
 
@@ -46,22 +47,26 @@ async function finish(code) {
 
 const install = npmRun('e2e:install', true);
 
+/** Runs the step's scripts side by side (a function is a script that starts when it chooses), then reports. */
 async function step(scripts) {
-  const results = await Promise.all(scripts.map((s) => npmRun(s, scripts.length > 1)));
+  const quiet = scripts.length > 1;
+  const results = await Promise.all(scripts.map((s) => (typeof s === 'function' ? s(quiet) : npmRun(s, quiet))));
   results.forEach(report);
   if (results.some((r) => r.status !== 0)) {
-    report(await install);
+    if (!timings.some((t) => t.script === 'e2e:install')) report(await install);
     await finish(1);
   }
 }
 
+/** The VS Code runs, once code-server and Chromium are there (the install's failure is the step's). */
+async function e2eAfterInstall(quiet) {
+  const installed = await install;
+  report(installed);
+  return installed.status === 0 ? npmRun('test:e2e', quiet) : { script: 'test:e2e', status: 1, output: 'not run: the install failed\n', seconds: 0 };
+}
+
 await step(['typecheck', 'lint', 'build']);
 await step(['test:unit']);
-await step(['test:integration:shared']);
-const installed = await install;
-report(installed);
-if (installed.status !== 0) await finish(1);
+await step(['test:integration:shared', 'test:node22', e2eAfterInstall]);
 await step(['test:integration:alone']);
-await step(['test:node22']);
-await step(['test:e2e']);
 await finish(0);
