@@ -7,8 +7,8 @@
  *   3. at once: the integration tests (two files at a time, each on the Node that runs its code in the
  *      product), the unit tests on the extension host's Node 22, and the real VS Code runs (extension-host
  *      suite, then the UI runs) once code-server and Chromium are installed. The VS Code runs leave a third
- *      of two cores idle while a page loads or a timer runs, and the tests beside them fill it: side by
- *      side the step takes about as long as the VS Code runs alone (measurements in test/bench/README.md);
+ *      of two cores idle while a page loads or a step waits, and the tests beside them fill most of it
+ *      (test/bench/README.md, "The test suite's time");
  *   4. the memory tests, alone on the machine (a neighbour's load moves what they read).
  *
  * Installing code-server and Chromium (minutes on a fresh machine, nothing when cached) starts at once and
