@@ -16,6 +16,11 @@ export class AtomModel {
    * tens of milliseconds and a copy of every entry per atom created.
    */
   private readonly names: string[] = [];
+  /**
+   * The atoms in the order of `names`, kept as it is: `all()` copies it (a copy of 50,000 references
+   * takes a fraction of a millisecond, where looking every name up in the map again took 10-25 ms).
+   */
+  private readonly sorted: Atom[] = [];
   /** `all()`'s answer until the next change: readers call it several times a write. */
   private allCache: readonly Atom[] | undefined;
   private edgeCount = 0;
@@ -34,7 +39,7 @@ export class AtomModel {
 
   /** Every atom, sorted by name: the same frozen array until an atom changes. */
   all(): readonly Atom[] {
-    this.allCache ??= Object.freeze(this.names.map((name) => this.atoms.get(name)!));
+    this.allCache ??= Object.freeze(this.sorted.slice());
     return this.allCache;
   }
 
@@ -83,6 +88,7 @@ export class AtomModel {
     this.dependencyMapCache = undefined;
     this.allCache = undefined;
     this.names.length = 0;
+    this.sorted.length = 0;
     this.atoms.clear();
     this.lists.clear();
     this.users.clear();
@@ -97,6 +103,7 @@ export class AtomModel {
     }
     // A load hands its rows sorted; sort anyway when they are not (a cheap check when they are).
     if (!isSorted(this.names)) this.names.sort(compareNames);
+    for (const name of this.names) this.sorted.push(this.atoms.get(name)!);
     // In name order, each list is built sorted.
     for (const name of this.names) {
       for (const d of new Set(this.lists.get(name))) {
@@ -120,7 +127,12 @@ export class AtomModel {
         this.edgeCount += op.atom.dependencies.length - (previous?.dependencies.length ?? 0);
         if (previous) this.countType(previous.type, -1);
         this.countType(op.atom.type, 1);
-        if (!previous) this.names.splice(insertionPoint(this.names, op.atom.name), 0, op.atom.name);
+        const at = insertionPoint(this.names, op.atom.name);
+        if (previous) this.sorted[at] = op.atom;
+        else {
+          this.names.splice(at, 0, op.atom.name);
+          this.sorted.splice(at, 0, op.atom);
+        }
         this.atoms.set(op.atom.name, op.atom);
         this.lists.set(op.atom.name, op.atom.dependencies);
         if (previous?.dependencies !== op.atom.dependencies) this.relink(op.atom.name, previous?.dependencies ?? NONE, op.atom.dependencies);
@@ -130,7 +142,9 @@ export class AtomModel {
         this.edgeCount -= gone?.dependencies.length ?? 0;
         if (gone) {
           this.countType(gone.type, -1);
-          this.names.splice(insertionPoint(this.names, op.name), 1);
+          const at = insertionPoint(this.names, op.name);
+          this.names.splice(at, 1);
+          this.sorted.splice(at, 1);
         }
         this.atoms.delete(op.name);
         this.lists.delete(op.name);
