@@ -112,19 +112,19 @@ export function buildAndPackage() {
   const build = (...args) => execFileSync(npm, ['run', 'build', '--silent', '--', ...args], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (!existsSync(join(root, 'dist', 'cli.js'))) build();
   const stage = join(root, '.e2e', `stage-${process.pid}`);
-  rmSync(stage, { recursive: true, force: true });
-  mkdirSync(stage, { recursive: true });
-  build('--production', `--outdir=${join(stage, 'dist')}`);
-  for (const entry of ['media', 'package.json', '.vscodeignore', 'README.md', 'LICENSE', 'LICENSE.md', 'CHANGELOG.md']) {
-    // Webview sources (media/**/*.ts) stay out of the package.
-    const filter = (src) => !(src.includes('/media/') && src.endsWith('.ts'));
-    if (existsSync(join(root, entry))) cpSync(join(root, entry), join(stage, entry), { recursive: true, filter });
-  }
   const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const vsix = join(root, `${name}-${version}.vsix`);
   // Written under a temporary name and renamed: a reader never sees a half-written package.
   const partial = `${vsix}.${process.pid}.partial`;
+  rmSync(stage, { recursive: true, force: true });
+  mkdirSync(stage, { recursive: true });
   try {
+    build('--production', `--outdir=${join(stage, 'dist')}`);
+    for (const entry of ['media', 'package.json', '.vscodeignore', 'README.md', 'LICENSE', 'LICENSE.md', 'CHANGELOG.md']) {
+      // Webview sources (media/**/*.ts) stay out of the package.
+      const filter = (src) => !(src.includes('/media/') && src.endsWith('.ts'));
+      if (existsSync(join(root, entry))) cpSync(join(root, entry), join(stage, entry), { recursive: true, filter });
+    }
     execFileSync(join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '-o', partial], {
       cwd: stage,
       stdio: ['ignore', 'ignore', 'inherit'],
