@@ -103,9 +103,9 @@ export class AtomModel {
     }
     // A load hands its rows sorted; sort anyway when they are not (a cheap check when they are).
     if (!isSorted(this.names)) this.names.sort(compareNames);
-    for (const name of this.names) this.sorted.push(this.atoms.get(name)!);
-    // In name order, each list is built sorted.
+    // In name order: the atoms' array, and each list built sorted.
     for (const name of this.names) {
+      this.sorted.push(this.atoms.get(name)!);
       for (const d of new Set(this.lists.get(name))) {
         const list = this.users.get(d);
         if (list) list.push(name);
