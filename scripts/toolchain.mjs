@@ -56,11 +56,14 @@ export function installNode(cache = toolCache(), version = NODE_VERSION) {
   const folder = `node${version.split('.')[0]}`;
   const bin = join(cache, folder, 'package', 'bin');
   const node = join(bin, process.platform === 'win32' ? 'node.exe' : 'node');
-  if (existsSync(node) && spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout?.trim() === `v${version}`) return bin;
+  const installed = () => existsSync(node) && spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout?.trim() === `v${version}`;
+  if (installed()) return bin;
   const pkg = `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}@${version}`;
   say(`installing Node ${version} (npm package ${pkg}) into ${join(cache, folder)}`);
-  mkdirSync(cache, { recursive: true });
-  // Unpacked beside its final place and renamed, so an interrupted install never looks complete.
+  mkdirSync(join(cache, folder), { recursive: true });
+  // Unpacked beside its final place and renamed in, so an interrupted install never looks complete. Two
+  // installs may run at once (npm test runs the integration tests and the Node 22 unit run side by side):
+  // the one that finishes second keeps the first one's Node, which may already be running tests.
   const work = mkdtempSync(join(cache, `${folder}-`));
   try {
     const packed = spawnSync('npm', ['pack', '--silent', pkg], { cwd: work, env: cleanEnv(), encoding: 'utf8', shell: process.platform === 'win32' });
@@ -68,9 +71,15 @@ export function installNode(cache = toolCache(), version = NODE_VERSION) {
     const tgz = join(work, packed.stdout.trim().split('\n').pop());
     const untar = spawnSync('tar', ['xzf', tgz, '-C', work], { stdio: ['ignore', 'ignore', 'inherit'] });
     if (untar.status !== 0) throw new Error(`could not unpack ${tgz}`);
-    rmSync(join(cache, folder), { recursive: true, force: true });
-    mkdirSync(join(cache, folder));
-    renameSync(join(work, 'package'), join(cache, folder, 'package'));
+    if (installed()) return bin;
+    const target = join(cache, folder, 'package');
+    // Another version (or a broken copy) is moved aside first, by a rename: never removed in place.
+    if (existsSync(target) && !installed()) renameSync(target, join(work, 'replaced'));
+    try {
+      renameSync(join(work, 'package'), target);
+    } catch (err) {
+      if (!installed()) throw err;
+    }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
