@@ -50,12 +50,7 @@ process.stdout.write(
     `Workspace: ${folder}\n\nOpen this address in a browser:\n\n  ${url}\n\n` +
     `Then click the atom icon in the activity bar. Logs: ${join(runDir, 'code-server.log')}. Press Ctrl-C to stop.\n`,
 );
-const stop = () => {
-  server.stop();
-  process.exit(0);
-};
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+// Ctrl-C ends this process; its exit stops code-server (scripts/e2e/lib.mjs).
 server.child.on('exit', (code) => {
   log(`code-server exited (${code}); see ${join(runDir, 'code-server.log')}`);
   process.exit(code ?? 1);
