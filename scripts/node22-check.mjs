@@ -9,9 +9,10 @@
 //
 // Usage: node scripts/node22-check.mjs   (part of `npm test`)
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cleanEnv, EXTENSION_HOST_NODE_VERSION, installNode } from './toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,14 +24,18 @@ env.PATH = `${bin}${delimiter}${env.PATH ?? ''}`;
 const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
 process.stderr.write(`[node22] the extension host's Node line: ${version}\n`);
 
-function run(args) {
-  const r = spawnSync(node, ['--import', 'tsx', '--test', '--test-reporter=spec', ...args], { cwd: root, env, stdio: 'inherit' });
-  if (r.status !== 0) process.exit(r.status ?? 1);
-}
-
-const unit = readdirSync(join(root, 'test', 'unit')).filter((f) => f.endsWith('.test.ts')).map((f) => join('test', 'unit', f));
-// A process a file, one at a time: Node 22's --experimental-test-isolation=none (one process for all, as the
-// unit run on 24 does) failed every test of a run with "Promise resolution is still pending but the event
-// loop has already resolved", once in three runs.
-run(['--test-concurrency=1', ...unit]);
+// One process for every unit file, as the unit run on 24 does, through one entry file that imports them
+// all: Node 22's own way to that (--experimental-test-isolation=none) failed every test of a run with
+// "Promise resolution is still pending but the event loop has already resolved", once in three runs; this
+// passed ten runs in ten, in 5 s and 7.5 s of CPU against 14 s and 20 s for a process a file.
+const unit = readdirSync(join(root, 'test', 'unit'))
+  .filter((f) => f.endsWith('.test.ts'))
+  .sort()
+  .map((f) => join(root, 'test', 'unit', f));
+const dir = mkdtempSync(join(tmpdir(), 'atomic-node22-'));
+const entry = join(dir, 'unit.test.mjs');
+writeFileSync(entry, unit.map((f) => `await import(${JSON.stringify(pathToFileURL(f).href)});\n`).join(''));
+const r = spawnSync(node, ['--import', 'tsx', '--test', '--test-reporter=spec', entry], { cwd: root, env, stdio: 'inherit' });
+rmSync(dir, { recursive: true, force: true });
+if (r.status !== 0) process.exit(r.status ?? 1);
 process.stderr.write(`[node22] passed on ${version}\n`);
