@@ -1,34 +1,62 @@
 /**
- * `npm run test:all` (what `npm test` runs once the toolchain is there): every check, in the order that
- * finds a broken build soonest, with what does not depend on each other run side by side:
+ * `npm run test:all` (what `npm test` runs once the toolchain is there): every check, each started as soon
+ * as what it needs is there, so the real VS Code runs (the longest path by far) start within seconds:
  *
- *   1. type-check, lint and build at once (none reads another's output);
- *   2. the unit tests;
- *   3. at once: the integration tests (two files at a time, each on the Node that runs its code in the
- *      product), the unit tests on the extension host's Node 22, and the real VS Code runs (extension-host
- *      suite, then the UI runs) once code-server and Chromium are installed. The VS Code runs leave a third
- *      of two cores idle while a page loads or a step waits, and the tests beside them fill most of it
- *      (test/bench/README.md, "The test suite's time");
- *   4. the memory tests, alone on the machine (a neighbour's load moves what they read).
+ *   - at once, side by side: type-check, lint, the build and the unit tests (none reads another's output),
+ *     and installing code-server and Chromium (minutes on a fresh machine, nothing when cached);
+ *   - the real VS Code runs (extension-host suite, then the UI runs) as soon as the install and the build
+ *     are done (their agents start the build's dist/cli.js);
+ *   - once type-check, lint, the build and the unit tests have passed: the integration tests and the unit
+ *     tests on the extension host's Node 22, side by side, at the lowest priority (nice 19). The VS Code
+ *     runs leave a third of two cores idle while a page loads or a step waits, and these fill it; at the
+ *     same priority they slowed every UI step by a third (test/bench/README.md, "The test suite's time").
  *
- * Installing code-server and Chromium (minutes on a fresh machine, nothing when cached) starts at once and
- * goes on beside steps 1-3. Each script's output is printed whole when it ends, with its time; the first
- * failed step stops the run (after the install in the background is done), exit code 1.
+ * Each script's output is printed whole when it ends, with its time. The first failure ends the run, exit
+ * code 1: what still runs is stopped (the install is left to finish, so the tool cache stays whole).
  */
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+/** The integration tests' and the Node 22 run's priority beside the VS Code runs (19: the lowest). */
+const BESIDE_PRIORITY = 19;
+const running = new Set();
 
-/** Runs `npm run <script>`; resolves with its status, output and seconds. Output is buffered when `quiet`. */
-function npmRun(script, quiet) {
+/**
+ * Runs `npm run <script>` with its output buffered; resolves with its status, output and seconds. `nice`
+ * lowers its priority, which the processes it starts inherit. On POSIX it leads a process group of its
+ * own, so stopping it stops everything it started.
+ */
+function npmRun(script, { nice = 0 } = {}) {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(npm, ['run', '--silent', script], { stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit', shell: process.platform === 'win32' });
+    const child = spawn(npm, ['run', '--silent', script], { stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32', detached: process.platform !== 'win32' });
+    if (nice) {
+      try {
+        setPriority(child.pid, nice);
+      } catch {}
+    }
+    const entry = { script, child };
+    running.add(entry);
     const chunks = [];
-    child.stdout?.on('data', (c) => chunks.push(c));
-    child.stderr?.on('data', (c) => chunks.push(c));
-    child.on('close', (status, signal) => resolve({ script, status: status ?? (signal ? 1 : 0), output: Buffer.concat(chunks).toString(), seconds: (Date.now() - started) / 1000 }));
+    child.stdout.on('data', (c) => chunks.push(c));
+    child.stderr.on('data', (c) => chunks.push(c));
+    child.on('close', (status, signal) => {
+      running.delete(entry);
+      resolve({ script, status: status ?? (signal ? 1 : 0), output: Buffer.concat(chunks).toString(), seconds: (Date.now() - started) / 1000 });
+    });
   });
+}
+
+/** Stops every script still running but the install, with all it started. */
+function stopRunning() {
+  for (const { script, child } of running) {
+    if (script === 'e2e:install') continue;
+    try {
+      if (process.platform === 'win32') child.kill();
+      else process.kill(-child.pid, 'SIGTERM');
+    } catch {}
+  }
 }
 
 const started = Date.now();
@@ -45,28 +73,29 @@ async function finish(code) {
   process.exit(code);
 }
 
-const install = npmRun('e2e:install', true);
-
-/** Runs the step's scripts side by side (a function is a script that starts when it chooses), then reports. */
-async function step(scripts) {
-  const quiet = scripts.length > 1;
-  const results = await Promise.all(scripts.map((s) => (typeof s === 'function' ? s(quiet) : npmRun(s, quiet))));
-  results.forEach(report);
-  if (results.some((r) => r.status !== 0)) {
-    if (!timings.some((t) => t.script === 'e2e:install')) report(await install);
-    await finish(1);
-  }
+/** Reports each result as it comes; on the first failure stops the rest, waits for the install and exits 1. */
+async function settle(runs) {
+  await Promise.all(
+    runs.map(async (run) => {
+      const r = await run;
+      report(r);
+      if (r.status !== 0) {
+        stopRunning();
+        if (!timings.some((t) => t.script === 'e2e:install')) report(await install);
+        await finish(1);
+      }
+    }),
+  );
 }
 
-/** The VS Code runs, once code-server and Chromium are there (the install's failure is the step's). */
-async function e2eAfterInstall(quiet) {
-  const installed = await install;
-  report(installed);
-  return installed.status === 0 ? npmRun('test:e2e', quiet) : { script: 'test:e2e', status: 1, output: 'not run: the install failed\n', seconds: 0 };
-}
+const install = npmRun('e2e:install');
+const [typecheck, lint, build, unit] = ['typecheck', 'lint', 'build', 'test:unit'].map((s) => npmRun(s));
+/** The VS Code runs, once code-server, Chromium and the build are there (their failure is this step's). */
+const e2e = Promise.all([install, build]).then(([installed, built]) => {
+  if (installed.status !== 0 || built.status !== 0) return { script: 'test:e2e', status: 1, output: `not run: ${installed.status !== 0 ? 'the install' : 'the build'} failed\n`, seconds: 0 };
+  return npmRun('test:e2e');
+});
 
-await step(['typecheck', 'lint', 'build']);
-await step(['test:unit']);
-await step(['test:integration:shared', 'test:node22', e2eAfterInstall]);
-await step(['test:integration:alone']);
+await settle([typecheck, lint, build, unit]);
+await settle([npmRun('test:integration', { nice: BESIDE_PRIORITY }), npmRun('test:node22', { nice: BESIDE_PRIORITY }), install, e2e]);
 await finish(0);

@@ -1,6 +1,5 @@
 /**
- * `npm run test:integration`: test/integration/*.test.ts, two files at a time, then the files that measure
- * a process's memory, one at a time with nothing else running beside them.
+ * `npm run test:integration`: test/integration/*.test.ts, two files at a time.
  *
  * Each file runs once, on the Node that runs its code in the product. The files that test what VS Code's
  * extension host runs in process (EXTENSION_HOST below: the store and its durability, the hostile-clone
@@ -14,13 +13,12 @@
  * the OS picks (port 0), and starts children that only it talks to; the per-pid script bundles
  * (test/support/script.ts) and the user's caches (compile cache, vector cache) take concurrent writers as
  * two VS Code windows would. No test measures time. The memory tests read a server's peak resident
- * memory (VmHWM), which another test's load moves (a busier CPU delays the collector): they run alone.
+ * memory (VmHWM), which a busy CPU does not move: beside two busy loops on the two cores their peaks were
+ * those measured alone (194-205 and 140-142 MiB against 194-218 and 142-145 MiB), so they share the lanes.
  * The slowest files start first, so the two lanes end together. A file's output is printed whole when it
  * ends (two files' lines never interleave), then a table of every file.
  *
- * `--only=shared` runs only the files that may share the machine, `--only=alone` only the memory files
- * (scripts/test-all.mjs runs the first beside code-server's install and the second after it). Other
- * arguments are passed to every `node --test` (e.g. --test-name-pattern). Exit code: non-zero if a file
+ * Arguments are passed to every `node --test` (e.g. --test-name-pattern). Exit code: non-zero if a file
  * failed; every file always runs.
  */
 import { spawn } from 'node:child_process';
@@ -28,8 +26,6 @@ import { readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { cleanEnv, EXTENSION_HOST_NODE_VERSION, installNode } from './toolchain.mjs';
 
-/** Files that measure memory: run alone, after the others. */
-const ALONE = new Set(['memory.test.ts', 'memory-agent-path.test.ts']);
 /** What the extension host runs in process: these run on its Node line. */
 const EXTENSION_HOST = new Set(
   [
@@ -53,9 +49,7 @@ const SLOW_FIRST = ['search-index', 'mcp-apps', 'search-rank', 'fuzz', 'server-c
 const CONCURRENCY = 2;
 
 const folder = join('test', 'integration');
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-if (only !== undefined && only !== 'shared' && only !== 'alone') throw new Error(`--only must be shared or alone, not ${only}`);
-const extra = process.argv.slice(2).filter((a) => !a.startsWith('--only='));
+const extra = process.argv.slice(2);
 const files = readdirSync(folder)
   .filter((f) => f.endsWith('.test.ts'))
   .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
@@ -65,7 +59,7 @@ function rank(file) {
   return i === -1 ? SLOW_FIRST.length : i;
 }
 
-/** Node 22 and its environment, installed on first need (the memory files alone need none). */
+/** Node 22 and its environment, installed on first need. */
 let node22;
 function extensionHostNode() {
   if (!node22) {
@@ -110,10 +104,7 @@ async function runAll(list, lanes) {
 }
 
 const started = Date.now();
-const results = [
-  ...(only === 'alone' ? [] : await runAll(files.filter((f) => !ALONE.has(f)), CONCURRENCY)),
-  ...(only === 'shared' ? [] : await runAll(files.filter((f) => ALONE.has(f)), 1)),
-];
+const results = await runAll(files, CONCURRENCY);
 const failed = results.filter((r) => r.status !== 0);
 process.stdout.write(
   `\nintegration: ${results.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s, ${failed.length} failed\n` +
