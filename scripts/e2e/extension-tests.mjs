@@ -12,7 +12,11 @@ const TIMEOUT_MS = Number(process.env.ATOMIC_E2E_TIMEOUT_MS || 300_000);
 /** Extension-host console lines that are VS Code's own chatter, not our tests. */
 const NOISE = /AgentHost|ChatModelSelection|AccountPolicyGate|connection token|Creating a socket|open-vsx\.org|Service Worker|builtin extensions cache|reconnection-grace-time|^\s+at /;
 
-export async function runExtensionTests({ build = true } = {}) {
+/**
+ * Runs the suite; resolves with mocha's exit code. `write` takes the suite's output (the default prints it
+ * as it comes; `npm run test:e2e` keeps it for the end, as this runs beside the UI runs there).
+ */
+export async function runExtensionTests({ build = true, write = (text) => process.stdout.write(text) } = {}) {
   const t0 = Date.now();
   if (!process.env.ATOMIC_E2E_SKIP_INSTALL) ensureInstalled();
   const vsix = build ? pinVsix(buildAndPackage()) : vsixPath();
@@ -40,7 +44,7 @@ export async function runExtensionTests({ build = true } = {}) {
     const done = new Promise((resolve) => {
       browser.exposeFunction('codeAutomationLog', (_type, args) => {
         const line = format(...args);
-        if (process.env.VERBOSE || !NOISE.test(line.split('\n')[0])) process.stdout.write(line + '\n');
+        if (process.env.VERBOSE || !NOISE.test(line.split('\n')[0])) write(line + '\n');
       });
       browser.exposeFunction('codeAutomationExit', (exitCode) => resolve(exitCode));
     });
