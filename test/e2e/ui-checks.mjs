@@ -4,32 +4,13 @@
 // Screenshots in .e2e/screenshots/checks/. Usage: node test/e2e/ui-checks.mjs [--no-build] ; exit code 0 = every check passed.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildAndPackage, ensureInstalled, installVsix, log, newRunDir, openAtomicWorkbench, pinVsix, root, runWhenMain, startCodeServer, vsixPath } from '../../scripts/e2e/lib.mjs';
+import { log, openAtomicWorkbench, root, runWhenMain, startCodeServer } from '../../scripts/e2e/lib.mjs';
 import { callTool, connectCli } from '../../scripts/e2e/sample.mjs';
+import { checks, clean, prepareRun, runCommand, shot as shotInto, unexpected } from './uiSteps.mjs';
 
 const shots = process.env.ATOMIC_E2E_CHECKS_SHOTS || join(root, '.e2e', 'screenshots', 'checks');
-const results = [];
-const clean = (s) => (s ?? '').replace(/\u00a0/g, ' ');
-
-function check(name, ok, detail = '') {
-  results.push({ name, ok: !!ok });
-  log(`${ok ? 'PASS' : 'FAIL'} ${name}${detail ? ` ${detail}` : ''}`);
-}
-
-async function shot(page, name) {
-  await page.waitForTimeout(400);
-  await page.screenshot({ path: join(shots, name) });
-  log(`screenshot ${join(shots, name)}`);
-}
-
-async function runCommand(page, title) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
-}
+const { check, summary } = checks();
+const shot = (page, name) => shotInto(page, shots, name);
 
 const CLAMP = {
   name: 'math_clamp',
@@ -57,12 +38,7 @@ const SCENARIO = {
 
 export async function runChecksUi({ build = true } = {}) {
   const t0 = Date.now();
-  results.length = 0;
-  if (!process.env.ATOMIC_E2E_SKIP_INSTALL) ensureInstalled();
-  const vsix = build ? pinVsix(buildAndPackage()) : vsixPath();
-  mkdirSync(shots, { recursive: true });
-  const runDir = newRunDir('ui-checks');
-  installVsix(vsix, join(runDir, 'ext'), join(runDir, 'ud'));
+  const runDir = prepareRun('ui-checks', shots, build);
   const folder = join(runDir, 'clamp-project');
   mkdirSync(folder);
   const seed = await connectCli(folder);
@@ -133,17 +109,12 @@ export async function runChecksUi({ build = true } = {}) {
     check('after Run All, failed and passed results show', failedIcons >= 2 && passedIcons >= 2, `${failedIcons} failed, ${passedIcons} passed icons`);
     await shot(page, '4-test-explorer.png');
   } catch (err) {
-    log(`ERROR ${err.stack ?? err}`);
-    results.push({ name: 'no unexpected error', ok: false });
-    const page = browser?.pages().at(-1);
-    if (page) await page.screenshot({ path: join(shots, 'failure.png') }).catch(() => {});
+    await unexpected(err, check, browser, shots);
   } finally {
     await browser?.close().catch(() => {});
     server.stop();
   }
-  const failed = results.filter((r) => !r.ok).length;
-  log(`checks UI run: ${results.length - failed} checks passed, ${failed} failed, after ${Date.now() - t0} ms; screenshots in ${shots}`);
-  return failed || results.length === 0 ? 1 : 0;
+  return summary(`checks UI run (after ${Date.now() - t0} ms; screenshots in ${shots})`);
 }
 
 runWhenMain(import.meta.url, runChecksUi);
