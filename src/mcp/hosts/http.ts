@@ -130,8 +130,7 @@ export class McpHttpHost {
       });
     });
     this.port = (this.http.address() as AddressInfo).port;
-    const idle = this.options.sessionIdleMs ?? 30 * 60_000;
-    this.sweeper = setInterval(() => this.sweep(idle), Math.min(idle, 60_000));
+    this.sweeper = setInterval(() => this.sweepIdle(), Math.min(this.idleMs, 60_000));
     this.sweeper.unref();
     if (this.options.writeServerInfo !== false) this.writeInfo();
   }
@@ -261,10 +260,16 @@ export class McpHttpHost {
     this.log.info(`mcp: session #${session.seq} closed${why ? ` ${why}` : ''} (${this.live.size} open)`);
   }
 
-  /** Closes sessions idle for `idleMs`; one with a request in flight or an open stream is not idle. */
-  private sweep(idleMs: number): void {
-    const now = Date.now();
-    for (const [id, s] of this.live) if (s.busy === 0 && now - s.lastSeen > idleMs) this.forget(id, 'after being idle');
+  private get idleMs(): number {
+    return this.options.sessionIdleMs ?? 30 * 60_000;
+  }
+
+  /**
+   * Closes the sessions idle for `sessionIdleMs` at `now` (a timer runs it; a test passes a later time
+   * rather than racing the limit); one with a request in flight or an open stream is not idle.
+   */
+  sweepIdle(now = Date.now()): void {
+    for (const [id, s] of this.live) if (s.busy === 0 && now - s.lastSeen > this.idleMs) this.forget(id, 'after being idle');
   }
 
   async close(): Promise<void> {
