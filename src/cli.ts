@@ -143,6 +143,10 @@ async function testCommand(dir: string, atomsFolder: string | undefined, junit: 
     throw err;
   }
   try {
+    // The files are what is checked: a store opened from this machine's .atomic/ answers before the files
+    // changed since are compared and taken (in the background), so the checks wait for that. Without it a
+    // file edited after the last run could be checked as it was (seen once, on a busy machine).
+    await workspace.textTree?.reconciled();
     const results = await workspace.verification.run();
     const failed = results.filter((r) => !r.ok);
     for (const r of failed) process.stdout.write(`FAIL ${r.kind === 'test' ? r.atom : `${r.atom} ${r.label}`}: ${logLine(r.message ?? 'failed')}\n`);
