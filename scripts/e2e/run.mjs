@@ -1,7 +1,8 @@
 // `npm run test:e2e`: installs what is missing (cached), builds and packages the extension once, then runs
 // the mocha suite inside VS Code's extension host beside the UI runs with screenshots (one after another),
-// each in a code-server and a browser of its own. Exit code 0 only when all pass. ATOMIC_E2E_LAUNCHER=electron runs the same suite in desktop VS Code via @vscode/test-electron
-// instead (machines that can download VS Code), and skips the browser UI run.
+// each in a code-server and a browser of its own. Exit code 0 only when all pass.
+// ATOMIC_E2E_LAUNCHER=electron runs the same suite in desktop VS Code via @vscode/test-electron instead
+// (machines that can download VS Code), and skips the browser UI run.
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';

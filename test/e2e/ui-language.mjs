@@ -25,25 +25,19 @@ const editorText = async (page) => clean(await page.locator('.editor-instance .v
 const callToken = (page, name) => page.locator('.editor-instance .view-line', { hasText: `${name}(` }).locator('span span', { hasText: new RegExp(`^${name}$`) }).first();
 
 /**
- * Clicks the first call of `name` in the active editor (returns its line), scrolled to its top first with the mouse wheel, as
- * a person would. After lines were typed and undone the editor can stay scrolled down (VS Code scrolls
- * beyond the last line), and a call on the top line is then under its function's sticky-scroll header,
- * which takes the click: a fresh-clone run failed twice on that.
+ * Clicks the first call of `name` in the active editor, scrolled to its top first with the mouse wheel, as
+ * a person would; returns the call's line. After lines were typed and undone the editor can stay scrolled
+ * down (VS Code scrolls beyond the last line), and a call on the top line is then under its function's
+ * sticky-scroll header, which takes the click: a fresh-clone run failed twice on that.
  */
 async function clickCall(page, name) {
-  for (let attempt = 1; ; attempt++) {
-    await page.locator('.editor-instance .view-lines').first().hover();
-    await page.mouse.wheel(0, -5_000);
-    await until(`the editor scrolled to its top`, async () => ((await page.locator('.editor-instance .sticky-widget .sticky-line-content').count()) === 0 ? true : undefined), 5_000).catch(() => {});
-    const token = callToken(page, name);
-    const line = await lineOf(token);
-    await token.click();
-    // The click must have put the cursor on the call's line: a click that landed elsewhere left F2 on
-    // the header's first line ("You cannot rename this element.", screenshot in an earlier run).
-    const at = await until(`the cursor on line ${line}`, async () => ((await cursorLine(page)) === line ? line : undefined), 3_000).catch(() => cursorLine(page));
-    if (at === line || attempt === 3) return line;
-    log(`the click on ${name} put the cursor on line ${at}, not ${line}; clicking again`);
-  }
+  await page.locator('.editor-instance .view-lines').first().hover();
+  await page.mouse.wheel(0, -5_000);
+  await until(`the editor scrolled to its top`, async () => ((await page.locator('.editor-instance .sticky-widget .sticky-line-content').count()) === 0 ? true : undefined), 5_000).catch(() => {});
+  const token = callToken(page, name);
+  const line = await lineOf(token);
+  await token.click();
+  return line;
 }
 
 /** The line number VS Code shows in the gutter beside the view line that holds `token`. */
