@@ -13,11 +13,10 @@
  * bundle's header). Nothing else is ever written, or handed out as the bundle.
  */
 import { closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, relative, sep } from 'node:path';
 import type { AtomStore } from '../store/atomStore.js';
 import type { BuildRecord } from '../store/builds.js';
-import { removeStaleTempFilesOf, replaceFile } from '../util/atomicFile.js';
+import { removeStaleTempFilesOf, replaceFile, type OpenFile } from '../util/atomicFile.js';
 import { Emitter, type Disposable } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
@@ -300,7 +299,7 @@ export class Builder {
         removeStaleTempFilesOf(target);
         this.swept = target;
       }
-      let written: FileHandle;
+      let written: OpenFile;
       try {
         written = await this.write(target, bundle);
       } catch (err) {
@@ -386,9 +385,10 @@ export class Builder {
    * latest.js is derived from the durable store, and flushing ~10 MB (at 10,000 atoms) to disk on
    * every change cost more than the change. A bundle cut short by a power loss is found and
    * rebuilt when the workspace opens. The old bundle is freed after the answer, not in the rename
-   * (~25 ms at 50,000 atoms).
+   * (~25 ms at 50,000 atoms). A bundle of up to a few MiB is written inline (atomicFile.ts's
+   * InlineFile): its calls then take less than the thread pool's round trips did.
    */
-  private write(target: string, plan: BundlePlan): Promise<FileHandle> {
+  private write(target: string, plan: BundlePlan): Promise<OpenFile> {
     const from = this.last?.handle;
     // As large as the bundle (the last one, or about 1 KiB an atom), within 64 KiB..1 MiB: a small
     // workspace keeps little.
@@ -396,7 +396,13 @@ export class Builder {
     const size = Math.min(WRITE_BUFFER_BYTES, Math.max(64 * 1024, 2 ** Math.ceil(Math.log2(expected || 1))));
     if (!this.buffers || this.buffers[0].length < size) this.buffers = [Buffer.allocUnsafeSlow(size), Buffer.allocUnsafeSlow(size)];
     const buffers = this.buffers;
-    return replaceFile(target, (out) => writePlan(out, plan, from, buffers), 0o644, { durable: false, freeOldLater: (freed) => this.track(freed) });
+    // A small bundle's pages are freed in the rename faster than a link and an unlink would take.
+    const small = expected <= INLINE_BUNDLE_BYTES;
+    return replaceFile(target, (out) => writePlan(out, plan, from, buffers), 0o644, {
+      durable: false,
+      inline: small,
+      freeOldLater: small ? undefined : (freed) => this.track(freed),
+    });
   }
 
   /**
@@ -496,7 +502,7 @@ export class BundleUnavailable extends Error {
  * while the other fills, so a run's reads overlap the writes before it. Memory stays at the
  * buffers' size whatever the bundle's (51 MiB at 50,000 atoms).
  */
-async function writePlan(out: FileHandle, plan: BundlePlan, from: FileHandle | undefined, buffers: readonly [Buffer, Buffer]): Promise<void> {
+async function writePlan(out: OpenFile, plan: BundlePlan, from: OpenFile | undefined, buffers: readonly [Buffer, Buffer]): Promise<void> {
   let buffer = buffers[0];
   let used = 0;
   let position = 0;
@@ -554,12 +560,18 @@ async function writePlan(out: FileHandle, plan: BundlePlan, from: FileHandle | u
 
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 
+/**
+ * The largest bundle written inline (on the event loop's thread): ~4,000 atoms. Copying it
+ * takes ~2 ms there; a larger one goes through the thread pool, so the loop keeps answering.
+ */
+const INLINE_BUNDLE_BYTES = 4 * 1024 * 1024;
+
 /** How long builds must pause before the last one's map is written (unless someone asks first). */
 const MAP_DELAY_MS = 250;
 
 /** A bundle this builder wrote, open, and how it was left. */
 interface WrittenFile {
-  handle: FileHandle;
+  handle: OpenFile;
   stat: Stats;
 }
 

@@ -123,6 +123,15 @@ interface Put {
 
 /** File writes in flight at once (a workspace written out for the first time has thousands). */
 const PARALLEL_WRITES = 16;
+
+/**
+ * A round of at most this many files (a write's, or the events of a save) stats, reads and writes
+ * them on the event loop's thread: a few µs a call for an atom's file, against ~130 µs through the
+ * thread pool (creating and renaming, which can wait on the file system's journal, still go there:
+ * atomicFile.ts's InlineFile). A larger round (the open's, a checkout's) goes through the pool,
+ * PARALLEL_WRITES files at a time, so the loop keeps answering meanwhile.
+ */
+const INLINE_ROUND_FILES = 64;
 /** A branch switch that keeps changing files is imported after this long at the latest. */
 const MAX_SETTLE_MS = 2000;
 
@@ -510,7 +519,9 @@ export class TextTree implements TextTreeView {
     const deletes = new Set<string>();
     const writes: Atom[] = [];
     const unlinks: string[] = [];
-    await forEachLimited(this.notHeld(cause, names), PARALLEL_WRITES, async (name) => {
+    const list = this.notHeld(cause, names);
+    const inline = list.length <= INLINE_ROUND_FILES;
+    await forEachLimited(list, PARALLEL_WRITES, async (name) => {
       if (this.closed && this.openInBackground) return; // see openInBackground
       const file = this.fileOf(name);
       const path = this.pathOf(name);
@@ -523,14 +534,14 @@ export class TextTree implements TextTreeView {
         // followed. Only a plain file of a bounded size is read (not a link, a hard link to a file
         // elsewhere, a FIFO, a device, a large sparse file), and that is checked again on the
         // descriptor that is read (readPlainFile), so a file swapped after the lstat is refused too.
-        const st = await fsp.lstat(path, { bigint: true });
+        const st = inline ? lstatSync(path, { bigint: true }) : await fsp.lstat(path, { bigint: true });
         const unsafe = unsafeReason(st) ?? (st.size > MAX_FILE_BYTES ? tooLarge(st.size) : undefined);
         if (unsafe) {
           this.problemList.set(file, path, this.refusedFile(name, unsafe));
           return;
         }
         stat = statKey(st);
-        if (needsReading(name, record, stat)) bytes = await readPlainFile(path, MAX_FILE_BYTES);
+        if (needsReading(name, record, stat)) bytes = inline ? readPlainFileSync(path, MAX_FILE_BYTES) : await readPlainFile(path, MAX_FILE_BYTES);
       } catch (err) {
         if (err instanceof UnsafeFileError) {
           this.problemList.set(file, path, this.refusedFile(name, err.reason));
@@ -573,7 +584,7 @@ export class TextTree implements TextTreeView {
       }
       deletes.clear();
     }
-    await this.writeFiles(writes);
+    await this.writeFiles(writes, inline);
     await this.removeFiles(unlinks);
     if (puts.size > 0 || deletes.size > 0) await this.importFiles(puts, deletes);
     if (this.records.wantsCompaction) await this.records.compact();
@@ -615,7 +626,8 @@ export class TextTree implements TextTreeView {
     return atomFileText(atom, current);
   }
 
-  private async writeFiles(atoms: Atom[]): Promise<void> {
+  /** `inline`: through InlineFile (a round of a few files, see INLINE_ROUND_FILES). */
+  private async writeFiles(atoms: Atom[], inline: boolean): Promise<void> {
     if (atoms.length === 0 || !this.checkFolder()) return; // the folder checked again right before its writes
     await forEachLimited(atoms, PARALLEL_WRITES, async (atom) => {
       const file = this.fileOf(atom.name);
@@ -624,7 +636,7 @@ export class TextTree implements TextTreeView {
       try {
         this.options.beforeWrite?.(atom.name);
         // No fsync: the store is durable, and a file lost with the machine is written again at open.
-        await writeFileAtomic(this.pathOf(atom.name), text, 0o644, { durable: false });
+        await writeFileAtomic(this.pathOf(atom.name), text, 0o644, { durable: false, inline });
       } catch (err) {
         this.problemList.set(
           file,

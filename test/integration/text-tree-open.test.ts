@@ -7,7 +7,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { promises as fsp, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import fs, { promises as fsp, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { numberUtil as util } from '../support/atoms.js';
 import { AtomStore } from '../../src/store/atomStore.js';
@@ -80,13 +81,23 @@ test('an open where nothing changed reads no atom file; a file changed since is 
   await second.textTree!.reconciled();
   await second.close();
 
-  // An atom file is read through an open of its own (util/safeFile.ts): count the opens of atom files.
+  // An atom file is read through an open of its own (util/safeFile.ts), through the thread pool or,
+  // in a round of a few files, inline: count the opens of atom files, both kinds.
   const reads: string[] = [];
-  const open = fsp.open;
-  fsp.open = ((path: Parameters<typeof open>[0], ...rest: unknown[]) => {
+  const note = (path: unknown) => {
     if (String(path).includes(join(dir, 'atoms')) && String(path).endsWith('.js')) reads.push(String(path));
+  };
+  const open = fsp.open;
+  const openSync = fs.openSync;
+  fsp.open = ((path: Parameters<typeof open>[0], ...rest: unknown[]) => {
+    note(path);
     return (open as (...a: unknown[]) => unknown)(path, ...rest);
   }) as typeof open;
+  fs.openSync = ((path: Parameters<typeof openSync>[0], ...rest: unknown[]) => {
+    note(path);
+    return (openSync as (...a: unknown[]) => unknown)(path, ...rest);
+  }) as typeof openSync;
+  syncBuiltinESMExports(); // the modules' `import { openSync }` see the counting one
   try {
     const third = await AtomWorkspace.open(dir, options);
     await third.textTree!.reconciled();
@@ -104,6 +115,8 @@ test('an open where nothing changed reads no atom file; a file changed since is 
     }
   } finally {
     fsp.open = open;
+    fs.openSync = openSync;
+    syncBuiltinESMExports();
   }
 });
 
