@@ -92,6 +92,11 @@ export class EmbedQueue {
     return this.urgent.size + this.background.size;
   }
 
+  /** Atoms queued as urgent (changed by an edit), not embedded yet. */
+  get urgentCount(): number {
+    return this.urgent.size;
+  }
+
   private get runnable(): number {
     return this.urgent.size + (this.backgroundAllowed ? this.background.size : 0);
   }

@@ -62,6 +62,7 @@ const LEXICAL_SLICE_MS = 20;
  * A search finishes a small backlog before it answers, so the first search of a session ranks
  * those atoms by meaning too (the model embeds one text in 70–90 ms: 40 atoms take about 3 s). A
  * larger backlog is not waited for: the answer says how many atoms only their words could rank.
+ * The same bound holds for atoms just changed (read your writes).
  */
 const BACKLOG_WAIT_MAX_ATOMS = 40;
 const BACKLOG_WAIT_MS = 5_000;
@@ -134,6 +135,8 @@ export interface SearchIndexOptions {
   backlogDelayMs?: number;
   /** How long a search waits for a small backlog to be embedded (default 5 s). */
   backlogWaitMs?: number;
+  /** How long a search waits for the vectors of a few atoms just changed (default 30 s: a stalled model). */
+  readYourWritesWaitMs?: number;
   /**
    * Keep atoms' vectors in this user's cache too (embeddings/vectorCache.ts), and take them from
    * it: `true` for the user's cache folder, or a folder. Off by default (tests, benches); the
@@ -256,11 +259,13 @@ export class SearchIndex implements Disposable {
     if (mode === 'fused') this.startQuery(queryShape(query.trim()).wanted);
     await this.open().catch(() => {});
     await this.ensureLexical();
-    // Read your writes: atoms just changed are embedded and indexed before the query is answered
-    // (bounded: should the model stall, the changed atoms are still found by their words).
-    await withinMs(READ_YOUR_WRITES_WAIT_MS, async () => {
+    // Read your writes: atoms just changed are embedded and indexed before the query is answered,
+    // while they are a few (bounded: should the model stall, the changed atoms are still found by
+    // their words). Many (an agent's thousand writes, a checkout) are not waited for: their vectors
+    // take minutes, and the answer says how many atoms only their words could rank, as for a backlog.
+    await withinMs(this.options.readYourWritesWaitMs ?? READ_YOUR_WRITES_WAIT_MS, async () => {
       while (this.settling.size > 0) await Promise.all(this.settling);
-      await this.queue.urgentSettled();
+      if (this.queue.urgentCount <= BACKLOG_WAIT_MAX_ATOMS) await this.queue.urgentSettled();
     });
     // Atoms still without a vector (written by a process that closed before embedding them, or
     // embedded by another model): a small backlog is finished first, within a bound.
@@ -650,7 +655,8 @@ export class SearchIndex implements Disposable {
     const atom = this.source.get(name);
     if (!atom) return;
     const row = this.source.getEmbedding(name);
-    if (!row || !this.isCurrent(atom, row)) await this.queue.request(name, urgent);
+    // Queued, not waited for: a search waits for a few (see search), nobody else.
+    if (!row || !this.isCurrent(atom, row)) void this.queue.request(name, urgent);
     else if (!this.isIndexed(atom, row)) {
       this.vectors.upsert(name, row.vector, { type: atom.type, model: row.model, textHash: row.textHash });
     }

@@ -70,9 +70,10 @@ export async function startOurs(workspace: string, transport: Transport): Promis
  * `cli serve` over loopback HTTP on a free port (`args` go before the workspace), connected with its
  * token: the child, the client, when it exited and what it wrote to stderr.
  */
-export async function serveHttp(cli: string, args: string[], workspace: string) {
+export async function serveHttp(cli: string, args: string[], workspace: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [cli, 'serve', ...args, '--log-level', 'warn', '--port', '0', '--workspace', workspace], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let errText = '';
   child.stderr!.on('data', (d: Buffer) => (errText += d.toString()));

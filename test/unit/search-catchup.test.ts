@@ -97,3 +97,73 @@ test('while a backlog is embedded, a query naming an atom without a vector finds
     await index.close();
   }
 });
+
+/** Answers queries at once, and atoms' texts once `open()` is called: until then they wait. */
+class GatedProvider implements EmbeddingProvider {
+  readonly modelId = 'fake-gated';
+  readonly dimensions = DIMENSIONS;
+  readonly embedded: string[] = [];
+  private gate: (() => void) | undefined;
+  private readonly opened = new Promise<void>((resolve) => (this.gate = resolve));
+  open(): void {
+    this.gate!();
+  }
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    if (texts.some((t) => t.includes('\n'))) {
+      await this.opened;
+      this.embedded.push(...texts);
+    }
+    return texts.map(() => unit(0));
+  }
+  async dispose(): Promise<void> {
+    this.open();
+  }
+}
+
+const written = (i: number): AtomDraft => ({
+  name: `wave_step_${i}`,
+  type: 'util',
+  description: `Moves wave ${i} of enemies one step along its path.`,
+  code: `function wave_step_${i}(x) {\n  return x + ${i};\n}\n`,
+});
+
+// The timeout only turns a hang (a search waiting for the shut gate) into a failure: the answer takes milliseconds.
+test('a search right after many writes (an agent\'s build) answers without waiting for their vectors, and says so', { timeout: 60_000 }, async () => {
+  const source = new MemorySource(join(tempDir('atomic-catchup-'), '.atomic'), others);
+  const provider = new GatedProvider();
+  // A wait for the writes' vectors would last as long as the gate stays shut, or two minutes.
+  const index = new SearchIndex(source, provider, { backlogDelayMs: 0, backlogWaitMs: 0, readYourWritesWaitMs: 120_000 });
+  try {
+    await index.open();
+    for (let i = 0; i < 60; i++) source.upsert(written(i));
+    const result = await index.search('wave_step_42');
+    assert.equal(result.hits[0]?.atom.name, 'wave_step_42', 'found by its name');
+    assert.ok(result.unembedded !== undefined && result.unembedded >= 60, `the answer says ${result.unembedded} atoms were ranked by words only`);
+    assert.equal(provider.embedded.length, 0, 'answered before any of them was embedded');
+  } finally {
+    provider.open();
+    await index.close();
+  }
+});
+
+test('a search right after a few writes waits for their vectors (read your writes)', async () => {
+  const source = new MemorySource(join(tempDir('atomic-catchup-'), '.atomic'), others);
+  const provider = new GatedProvider();
+  const index = new SearchIndex(source, provider, { backlogDelayMs: 0, backlogWaitMs: 0, readYourWritesWaitMs: 120_000 });
+  try {
+    await index.open();
+    for (let i = 0; i < 3; i++) source.upsert(written(i));
+    let answered = false;
+    const search = index.search('move a wave of enemies').then((r) => ((answered = true), r));
+    // Many turns of the event loop: a search that did not wait would have answered by now.
+    for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(answered, false, 'the search waits while the vectors of the atoms just written are being made');
+    provider.open();
+    const result = await search;
+    assert.equal(result.unembedded ?? 0, 0, 'every atom ranked by meaning too');
+    for (let i = 0; i < 3; i++) assert.ok(source.getEmbedding(`wave_step_${i}`), `wave_step_${i} has its vector`);
+  } finally {
+    provider.open();
+    await index.close();
+  }
+});
