@@ -156,8 +156,15 @@ export class SearchIndex implements Disposable {
   private readonly lexical = new LexicalIndex();
   /** Settles when the full-text index holds every atom; unset until first needed. */
   private lexicalReady: Promise<void> | undefined;
-  /** Atoms changed while the full-text index is being built, to be put again after it. */
-  private lexicalDirty: Set<string> | undefined;
+  /** The full-text index: empty (never built, or cleared by a reload), being built, or holding the store's atoms. */
+  private lexicalState: 'empty' | 'building' | 'loaded' = 'empty';
+  /**
+   * Atoms changed since the full-text index last took changes: it takes them in the turn after the
+   * write's (the write then waits on its file system calls meanwhile), while it is being built only
+   * after, and before any search reads it (`wordIndex`).
+   */
+  private readonly lexicalPending = new Set<string>();
+  private lexicalTimer: ReturnType<typeof setImmediate> | undefined;
   private lexicalGeneration = 0;
   private readonly vectors: VectorIndex;
   private readonly queue: EmbedQueue;
@@ -280,7 +287,7 @@ export class SearchIndex implements Disposable {
     if (mode === 'fused') return this.rankedSearch(text, limit, threshold, options.type, unembedded, options.expand ?? true);
 
     const lexicalRanking =
-      mode === 'semantic' ? [] : this.lexical.search(text, CANDIDATES, options.type, options.expand ?? true).map((h) => h.name);
+      mode === 'semantic' ? [] : this.wordIndex.search(text, CANDIDATES, options.type, options.expand ?? true).map((h) => h.name);
     const foundByWords = new Set(lexicalRanking);
 
     let queryVector: Float32Array | undefined;
@@ -347,7 +354,7 @@ export class SearchIndex implements Disposable {
     expand: boolean,
   ): Promise<SearchResult> {
     const shape = queryShape(text);
-    const words = this.lexical.searchApart(shape.wanted, CANDIDATES, type, shape.codeTokens.length > 0);
+    const words = this.wordIndex.searchApart(shape.wanted, CANDIDATES, type, shape.codeTokens.length > 0);
     const own = words.own;
     const related = expand ? words.related : [];
     let meaningLost: Error | undefined;
@@ -381,7 +388,7 @@ export class SearchIndex implements Disposable {
       let c = byName.get(name);
       if (!c) {
         const cos = cosines.get(name) ?? (meaningLost || !this.vectors.meta(name) ? null : floor);
-        c = { name, lexical: 0, related: 0, cosine: cos, code: atom.code, words: this.lexical.words(name) };
+        c = { name, lexical: 0, related: 0, cosine: cos, code: atom.code, words: this.wordIndex.words(name) };
         byName.set(name, c);
       }
       return c;
@@ -411,7 +418,7 @@ export class SearchIndex implements Disposable {
     // words rank them all alike. The answer counts the atoms that wait (`unembedded`).
     const scored = [...byName.values()];
     const meaningFair = meaningLost !== undefined || scored.every((c) => c.cosine !== null);
-    const rarity: Rarity = (kind, word) => this.lexical.idf(kind, word);
+    const rarity: Rarity = (kind, word) => this.wordIndex.idf(kind, word);
     const score = () => scoreCandidates(shape, meaningFair ? scored : scored.map((c) => ({ ...c, cosine: null })), rarity);
     let scores = score();
     if (shape.conversion && !meaningLost && !meaningLeftOut && (await this.judgeDirections(shape.conversion, scores, byName))) {
@@ -481,6 +488,7 @@ export class SearchIndex implements Disposable {
     // A full-text build in progress stops at its next slice (seconds of slices at 50,000 atoms).
     this.lexicalGeneration++;
     if (this.backlogTimer) clearTimeout(this.backlogTimer);
+    if (this.lexicalTimer) clearImmediate(this.lexicalTimer);
     this.subscription?.dispose();
     this.queue.stop();
     // Disposing the provider fails an embedding in flight, which lets the queue finish.
@@ -502,26 +510,50 @@ export class SearchIndex implements Disposable {
     if (this.disposed) return;
     switch (e.kind) {
       case 'upsert':
-        if (this.lexicalDirty) this.lexicalDirty.add(e.atom.name);
-        else if (this.lexicalReady) this.lexical.put(e.atom);
+        this.lexicalLater(e.atom.name);
         this.queue.allowBackground();
         this.track(this.reconcile(e.atom.name, true));
         break;
       case 'delete':
-        // While the full-text index is being loaded, it is taken out after.
-        if (this.lexicalDirty) this.lexicalDirty.add(e.atom.name);
-        else this.lexical.remove(e.atom.name);
+        this.lexicalLater(e.atom.name);
         this.queue.cancel(e.atom.name);
         if (this.vectors.meta(e.atom.name)) this.vectors.delete(e.atom.name);
         break;
       case 'reload':
         this.lexicalGeneration++;
         this.lexicalReady = undefined;
-        this.lexicalDirty = undefined;
+        this.lexicalState = 'empty';
+        this.lexicalPending.clear();
         this.lexical.clear();
         this.track((this.opened ?? Promise.resolve()).then(() => this.reconcileAll()));
         break;
     }
+  }
+
+  /** An atom changed (or went): its words are indexed soon (see lexicalPending). */
+  private lexicalLater(name: string): void {
+    if (this.lexicalState === 'empty') return; // a build reads the store as it is then
+    this.lexicalPending.add(name);
+    if (this.lexicalState === 'loaded') this.lexicalTimer ??= setImmediate(() => this.takeLexicalChanges());
+  }
+
+  /** The changed atoms into the full-text index, once it is loaded. */
+  private takeLexicalChanges(): void {
+    if (this.lexicalTimer) clearImmediate(this.lexicalTimer);
+    this.lexicalTimer = undefined;
+    if (this.lexicalState !== 'loaded') return;
+    for (const name of this.lexicalPending) {
+      const atom = this.source.get(name);
+      if (atom) this.lexical.put(atom);
+      else this.lexical.remove(name);
+    }
+    this.lexicalPending.clear();
+  }
+
+  /** The full-text index with every change taken: what a search reads. */
+  private get wordIndex(): LexicalIndex {
+    this.takeLexicalChanges();
+    return this.lexical;
   }
 
   private track(work: Promise<void>): void {
@@ -548,7 +580,8 @@ export class SearchIndex implements Disposable {
    */
   private async buildLexical(): Promise<void> {
     const generation = ++this.lexicalGeneration;
-    this.lexicalDirty = new Set();
+    this.lexicalState = 'building';
+    this.lexicalPending.clear(); // the store is read as it is now; later changes are pending again
     this.lexical.clear();
     const load = this.lexical.load();
     const atoms = this.source.all();
@@ -562,12 +595,8 @@ export class SearchIndex implements Disposable {
       }
     }
     load.finish();
-    for (const name of this.lexicalDirty ?? []) {
-      const atom = this.source.get(name);
-      if (atom) this.lexical.put(atom);
-      else this.lexical.remove(name);
-    }
-    this.lexicalDirty = undefined;
+    this.lexicalState = 'loaded';
+    this.takeLexicalChanges();
   }
 
   private async loadVectors(): Promise<void> {

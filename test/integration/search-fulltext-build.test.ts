@@ -35,11 +35,11 @@ function sourceWith(drafts: AtomDraft[], midway: (source: MemorySource, index: S
   let armed = true;
   let ranWhileBuilding: boolean | undefined;
   source.all = () => {
-    const building = (index as unknown as { lexicalDirty?: Set<string> }).lexicalDirty !== undefined;
+    const building = (index as unknown as { lexicalState: string }).lexicalState === 'building';
     if (armed && building) {
       armed = false;
       setImmediate(() => {
-        ranWhileBuilding = (index as unknown as { lexicalDirty?: Set<string> }).lexicalDirty !== undefined;
+        ranWhileBuilding = (index as unknown as { lexicalState: string }).lexicalState === 'building';
         midway(source, index);
       });
     }

@@ -167,3 +167,25 @@ test('a search right after a few writes waits for their vectors (read your write
     await index.close();
   }
 });
+
+test('the words of an atom just written, changed or deleted are what the next search sees, in the same turn', async () => {
+  const source = new MemorySource(join(tempDir('atomic-catchup-'), '.atomic'), others);
+  const provider = new GatedProvider();
+  provider.open();
+  const index = new SearchIndex(source, provider, { backlogDelayMs: 0, backlogWaitMs: 0 });
+  try {
+    await index.open();
+    await index.search('player'); // the full-text index is built
+    const names = async (query: string) => (await index.search(query, { mode: 'lexical' })).hits.map((h) => h.atom.name);
+    source.upsert({ ...written(7), description: 'Ripples the lagoon.' });
+    assert.ok((await names('lagoon ripples')).includes('wave_step_7'), 'a new atom, by its description');
+    source.upsert({ ...written(7), description: 'Freezes the glacier.' });
+    const after = await names('glacier');
+    assert.ok(after.includes('wave_step_7'), 'its new words');
+    assert.ok(!(await names('lagoon ripples')).includes('wave_step_7'), 'not its old ones');
+    source.delete('wave_step_7');
+    assert.ok(!(await names('glacier')).includes('wave_step_7'), 'a deleted atom is gone');
+  } finally {
+    await index.close();
+  }
+});
