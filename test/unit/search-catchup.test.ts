@@ -120,6 +120,23 @@ class GatedProvider implements EmbeddingProvider {
   }
 }
 
+/**
+ * An index over `others` with a GatedProvider, opened; a wait for the vectors of atoms just written
+ * lasts as long as the gate stays shut, or two minutes. `run` gets them; the index is closed after.
+ */
+async function withGate(run: (index: SearchIndex, source: MemorySource, provider: GatedProvider) => Promise<void>): Promise<void> {
+  const source = new MemorySource(join(tempDir('atomic-catchup-'), '.atomic'), others);
+  const provider = new GatedProvider();
+  const index = new SearchIndex(source, provider, { backlogDelayMs: 0, backlogWaitMs: 0, readYourWritesWaitMs: 120_000 });
+  try {
+    await index.open();
+    await run(index, source, provider);
+  } finally {
+    provider.open();
+    await index.close();
+  }
+}
+
 const written = (i: number): AtomDraft => ({
   name: `wave_step_${i}`,
   type: 'util',
@@ -128,30 +145,18 @@ const written = (i: number): AtomDraft => ({
 });
 
 // The timeout only turns a hang (a search waiting for the shut gate) into a failure: the answer takes milliseconds.
-test('a search right after many writes (an agent\'s build) answers without waiting for their vectors, and says so', { timeout: 60_000 }, async () => {
-  const source = new MemorySource(join(tempDir('atomic-catchup-'), '.atomic'), others);
-  const provider = new GatedProvider();
-  // A wait for the writes' vectors would last as long as the gate stays shut, or two minutes.
-  const index = new SearchIndex(source, provider, { backlogDelayMs: 0, backlogWaitMs: 0, readYourWritesWaitMs: 120_000 });
-  try {
-    await index.open();
+test('a search right after many writes (an agent\'s build) answers without waiting for their vectors, and says so', { timeout: 60_000 }, () =>
+  withGate(async (index, source, provider) => {
     for (let i = 0; i < 60; i++) source.upsert(written(i));
     const result = await index.search('wave_step_42');
     assert.equal(result.hits[0]?.atom.name, 'wave_step_42', 'found by its name');
     assert.ok(result.unembedded !== undefined && result.unembedded >= 60, `the answer says ${result.unembedded} atoms were ranked by words only`);
     assert.equal(provider.embedded.length, 0, 'answered before any of them was embedded');
-  } finally {
-    provider.open();
-    await index.close();
-  }
-});
+  }),
+);
 
-test('a search right after a few writes waits for their vectors (read your writes)', async () => {
-  const source = new MemorySource(join(tempDir('atomic-catchup-'), '.atomic'), others);
-  const provider = new GatedProvider();
-  const index = new SearchIndex(source, provider, { backlogDelayMs: 0, backlogWaitMs: 0, readYourWritesWaitMs: 120_000 });
-  try {
-    await index.open();
+test('a search right after a few writes waits for their vectors (read your writes)', () =>
+  withGate(async (index, source, provider) => {
     for (let i = 0; i < 3; i++) source.upsert(written(i));
     let answered = false;
     const search = index.search('move a wave of enemies').then((r) => ((answered = true), r));
@@ -162,19 +167,12 @@ test('a search right after a few writes waits for their vectors (read your write
     const result = await search;
     assert.equal(result.unembedded ?? 0, 0, 'every atom ranked by meaning too');
     for (let i = 0; i < 3; i++) assert.ok(source.getEmbedding(`wave_step_${i}`), `wave_step_${i} has its vector`);
-  } finally {
-    provider.open();
-    await index.close();
-  }
-});
+  }),
+);
 
-test('the words of an atom just written, changed or deleted are what the next search sees, in the same turn', async () => {
-  const source = new MemorySource(join(tempDir('atomic-catchup-'), '.atomic'), others);
-  const provider = new GatedProvider();
-  provider.open();
-  const index = new SearchIndex(source, provider, { backlogDelayMs: 0, backlogWaitMs: 0 });
-  try {
-    await index.open();
+test('the words of an atom just written, changed or deleted are what the next search sees, in the same turn', () =>
+  withGate(async (index, source, provider) => {
+    provider.open();
     await index.search('player'); // the full-text index is built
     const names = async (query: string) => (await index.search(query, { mode: 'lexical' })).hits.map((h) => h.atom.name);
     source.upsert({ ...written(7), description: 'Ripples the lagoon.' });
@@ -185,7 +183,5 @@ test('the words of an atom just written, changed or deleted are what the next se
     assert.ok(!(await names('lagoon ripples')).includes('wave_step_7'), 'not its old ones');
     source.delete('wave_step_7');
     assert.ok(!(await names('glacier')).includes('wave_step_7'), 'a deleted atom is gone');
-  } finally {
-    await index.close();
-  }
-});
+  }),
+);
