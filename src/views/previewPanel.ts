@@ -291,12 +291,16 @@ async function readSourceMap(deps: PanelDeps): Promise<string | undefined> {
     // A build's map is written after its event: the one that goes with the bundle just announced.
     await builder.mapWritten();
     const text = await readFile(`${path}.map`, 'utf8');
-    if (!text.startsWith('{"version":3')) return undefined;
+    if (!text.startsWith('{"version":3')) {
+      deps.log.warn(`preview: ${path}.map is not a source map (${text.length} characters): the debugger is not given one`);
+      return undefined;
+    }
     // Served from an address, the map names the atoms' files by absolute file URLs, which a debugger opens.
     const map = JSON.parse(text) as { sources: string[] };
     map.sources = map.sources.map((source) => (/^[a-z][a-z0-9+.-]*:/i.test(source) ? source : pathToFileURL(resolve(dirname(path), source)).href));
     return JSON.stringify(map);
-  } catch {
+  } catch (err) {
+    deps.log.warn(`preview: the source map could not be read (${(err as Error).message}): the debugger is not given one`);
     return undefined;
   }
 }
