@@ -124,8 +124,8 @@ export interface OpenFile {
  * write's time. Only for small files, then: a call blocks the event loop while it runs. What can
  * wait on the disk or on the file system's journal still goes through the pool: opening (creating
  * a file waits for a journal commit in progress, up to milliseconds: measured 1.3 ms an atom file
- * beside the store's fsyncs), flushing (`sync`), closing (the last close of a replaced file frees
- * its pages).
+ * beside the store's fsyncs), flushing (`sync`), closing (closed inline, creations were 7-14%
+ * slower in alternated runs, for a reason not found: DEVELOPERS.md, "Memory along the write path").
  */
 export class InlineFile implements OpenFile {
   private closing: Promise<void> | undefined;
