@@ -13,7 +13,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cleanEnv, EXTENSION_HOST_NODE_VERSION, installNode } from './toolchain.mjs';
+import { cleanEnv, EXTENSION_HOST_NODE_VERSION, installNode, TEST_REPORTERS } from './toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -35,7 +35,7 @@ const unit = readdirSync(join(root, 'test', 'unit'))
 const dir = mkdtempSync(join(tmpdir(), 'atomic-node22-'));
 const entry = join(dir, 'unit.test.mjs');
 writeFileSync(entry, unit.map((f) => `await import(${JSON.stringify(pathToFileURL(f).href)});\n`).join(''));
-const r = spawnSync(node, ['--import', 'tsx', '--test', '--test-reporter=spec', entry], { cwd: root, env, stdio: 'inherit' });
+const r = spawnSync(node, ['--import', 'tsx', '--test', ...TEST_REPORTERS, entry], { cwd: root, env, stdio: 'inherit' });
 rmSync(dir, { recursive: true, force: true });
 if (r.status !== 0) process.exit(r.status ?? 1);
 process.stderr.write(`[node22] passed on ${version}\n`);

@@ -15,7 +15,9 @@
  * code 1: what still runs is stopped (the install is left to finish, so the tool cache stays whole).
  */
 import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { statfsSync } from 'node:fs';
+import { setPriority, tmpdir } from 'node:os';
+import { toolCache } from './toolchain.mjs';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** The integration tests' and the Node 22 run's priority beside the VS Code runs (19: the lowest). */
@@ -62,6 +64,37 @@ function stopRunning() {
 const started = Date.now();
 const timings = [];
 
+/**
+ * What a run writes on a fresh machine, measured: the tool cache (Node 24 and 22, code-server,
+ * playwright-core, npm's download cache) ~1.9 GB, node_modules 0.5 GB, Debian's chromium ~0.6 GB, and the
+ * tests' temporary workspaces. Below this the run is likely to fail midway with ENOSPC, so it is said first.
+ */
+const NEEDED_BYTES = 4 * 1024 ** 3;
+
+/** The free space of the folders a run writes to, one line; and whether any is below NEEDED_BYTES. */
+function freeSpace() {
+  const seen = new Map();
+  for (const [what, path] of [['checkout', process.cwd()], ['temp', tmpdir()], ['tool cache', toolCache()]]) {
+    try {
+      const s = statfsSync(path);
+      const key = `${s.type}:${s.blocks}:${s.bfree}`; // one file system seen from several folders is said once
+      if (!seen.has(key)) seen.set(key, { what: [what], path, free: s.bavail * s.bsize });
+      else seen.get(key).what.push(what);
+    } catch {} // a tool cache not made yet
+  }
+  const parts = [...seen.values()];
+  return {
+    line: parts.map((p) => `${(p.free / 1024 ** 3).toFixed(1)} GiB free for ${p.what.join(', ')} (${p.path})`).join('; '),
+    low: parts.some((p) => p.free < NEEDED_BYTES),
+  };
+}
+
+{
+  const { line, low } = freeSpace();
+  process.stdout.write(`test:all: ${line}\n`);
+  if (low) process.stdout.write(`test:all: WARNING: a run on a fresh machine writes about ${NEEDED_BYTES / 1024 ** 3} GiB; with less free, steps fail with ENOSPC. Free some space, or point TMPDIR and E2E_HOME at a larger disk.\n`);
+}
+
 function report(r) {
   if (r.output) process.stdout.write(r.output);
   process.stdout.write(`── ${r.script}: ${r.status === 0 ? 'passed' : `FAILED (exit ${r.status})`} in ${r.seconds.toFixed(1)} s\n`);
@@ -69,6 +102,7 @@ function report(r) {
 }
 
 async function finish(code) {
+  if (code !== 0) process.stdout.write(`test:all: at the end, ${freeSpace().line}\n`);
   process.stdout.write(`\ntest:all ${code === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(0)} s: ${timings.map((t) => `${t.script} ${t.seconds.toFixed(0)} s`).join(', ')}\n`);
   process.exit(code);
 }

@@ -2,9 +2,9 @@
  * `npm run test:integration`: test/integration/*.test.ts, two files at a time.
  *
  * Each file runs once, on the Node that runs its code in the product. The files that test what VS Code's
- * extension host runs in process (EXTENSION_HOST below: the store and its durability, the hostile-clone
- * defences, the tools, the checks and the sandbox, the text tree, the bundle and its source map, search and
- * the embedding model's process) run on desktop VS Code's Node line (22, installed from the npm registry into
+ * extension host runs in process (EXTENSION_HOST below: the store and its durability, atomic file writes,
+ * the hostile-clone defences, the tools, the checks and the sandbox, the text tree, the bundle and its source
+ * map, search, the user's vector cache and the embedding model's process) run on desktop VS Code's Node line (22, installed from the npm registry into
  * the tool cache once); the rest (the command line's servers, the bridge, HTTP, stdio) start `dist/cli.js` on
  * the project's Node (24), as `npm start` and other agents do. `npm run test:node22` adds the unit tests on
  * Node 22. So the Node 22 check costs no second run of the same tests.
@@ -24,12 +24,13 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { cleanEnv, EXTENSION_HOST_NODE_VERSION, installNode } from './toolchain.mjs';
+import { cleanEnv, EXTENSION_HOST_NODE_VERSION, installNode, TEST_REPORTERS } from './toolchain.mjs';
 
 /** What the extension host runs in process: these run on its Node line. */
 const EXTENSION_HOST = new Set(
   [
     'arguments',
+    'atomic-file',
     'batch-matmul',
     'checks',
     'crash',
@@ -41,6 +42,7 @@ const EXTENSION_HOST = new Set(
     'store',
     'text-tree',
     'tools-run',
+    'vector-cache',
     'workspace-write-path',
   ].map((n) => `${n}.test.ts`),
 );
@@ -75,7 +77,7 @@ function extensionHostNode() {
 function runFile(file) {
   const onExtensionHost = EXTENSION_HOST.has(file);
   const { node, env } = onExtensionHost ? extensionHostNode() : { node: process.execPath, env: process.env };
-  const args = ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...extra, join(folder, file)];
+  const args = ['--import', 'tsx', '--test', '--test-concurrency=1', ...TEST_REPORTERS, ...extra, join(folder, file)];
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(node, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -22,6 +22,11 @@ export const NODE_VERSION = '24.21.0';
 /** The Node line of desktop VS Code's extension host (Electron): what the server must keep running on (scripts/node22-check.mjs). */
 export const EXTENSION_HOST_NODE_VERSION = '22.23.3';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The reporters of every `node --test` run: the spec reporter, and beside it one that says at once why a
+ * test failed (scripts/test-failures-reporter.mjs; package.json's test:unit spells the same out).
+ */
+export const TEST_REPORTERS = ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./scripts/test-failures-reporter.mjs', '--test-reporter-destination=stderr'];
 
 function say(text) {
   process.stderr.write(`[toolchain] ${text}\n`);
