@@ -10,6 +10,7 @@
  */
 import { parse } from 'acorn';
 import type { Atom } from './model.js';
+import { mayName, nameProbe } from './nameFilter.js';
 
 export interface Node {
   type: string;
@@ -186,13 +187,15 @@ export function referencedAtoms(code: string, isAtom: (name: string) => boolean,
 }
 
 /**
- * The atoms whose code refers to `name` (declared as a dependency or not), sorted. The text is
- * searched first, so only the few atoms that mention the name are parsed.
+ * The atoms whose code refers to `name` (declared as a dependency or not), sorted. Each atom's word
+ * filter (nameFilter.ts) is asked first, then its text searched, so only the few atoms that mention
+ * the name are parsed.
  */
 export function codeCallers(atoms: Iterable<Pick<Atom, 'name' | 'code'>>, name: string): string[] {
   const out: string[] = [];
+  const probe = nameProbe(name);
   for (const a of atoms) {
-    if (a.name !== name && a.code.includes(name) && referencedAtoms(a.code, (n) => n === name, a.name).length > 0) out.push(a.name);
+    if (a.name !== name && mayName(a, probe) && a.code.includes(name) && referencedAtoms(a.code, (n) => n === name, a.name).length > 0) out.push(a.name);
   }
   return out.sort();
 }

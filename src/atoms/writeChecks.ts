@@ -13,6 +13,7 @@ import { checkLines, type CheckResult } from './checks.js';
 import { codeNames, referencedAtoms } from './calls.js';
 import { findCycleThrough, type GraphLookup } from './graph.js';
 import { MAX_DEPENDENCIES, type Atom, type AtomDraft, type Port } from './model.js';
+import { filterHolds, nameProbe, wordFilter } from './nameFilter.js';
 import { validateDraft } from './validate.js';
 
 /** What one saved atom's answer adds after its first line. */
@@ -78,8 +79,11 @@ export function callersToLink(
   // The graph as the links leave it, seen through them (a copy of every entry cost a 50,000-entry Map per atom created).
   const linkedLists = new Map<string, readonly string[]>();
   const after: GraphLookup = { get: (n) => linkedLists.get(n) ?? graph.get(n), has: (n) => linkedLists.has(n) || graph.has(n) };
+  const probes = created.map(nameProbe);
   for (const atom of atoms) {
-    if (inBatch.has(atom.name) || !created.some((n) => atom.code.includes(n))) continue;
+    if (inBatch.has(atom.name)) continue;
+    const words = wordFilter(atom);
+    if (!created.some((n, k) => filterHolds(words, probes[k]!) && atom.code.includes(n))) continue;
     const calls = referencedAtoms(atom.code, (n) => isCreated.has(n), atom.name).filter((n) => !atom.dependencies.includes(n));
     if (calls.length === 0) continue;
     const dependencies = [...atom.dependencies, ...calls].sort();
