@@ -63,6 +63,9 @@ test('a new order is journaled as its change, replayed in full, and written whol
   for (let i = 0; i < 5; i++) {
     order = [...order.slice(0, 50 + i * 20), `fresh_atom_${i}`, ...order.slice(50 + i * 20)];
     await writer.recordBuild(build(order));
+    // The builder's own list, not the previous one changed: its names are the atoms' own strings, so the
+    // next build compares them by identity (the previous list's came from the database at open).
+    assert.equal(writer.lastBuild()?.order, order, 'the last build keeps the order it was given');
   }
   assert.deepEqual(writer.lastBuild()?.order, order);
   const lines = readFileSync(writer.journalFile, 'utf8').trim().split('\n').filter((l) => l.includes('"op":"build"'));
