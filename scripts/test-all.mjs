@@ -65,9 +65,10 @@ const started = Date.now();
 const timings = [];
 
 /**
- * What a run writes on a fresh machine, measured: the tool cache (Node 24 and 22, code-server,
- * playwright-core, npm's download cache) ~1.9 GB, node_modules 0.5 GB, Debian's chromium ~0.6 GB, and the
- * tests' temporary workspaces. Below this the run is likely to fail midway with ENOSPC, so it is said first.
+ * What a run writes on a fresh machine, measured: the tool cache (Node 24 0.19 GB and 22 0.19 GB,
+ * code-server 0.6 GB, npm's download cache 0.5 GB) ~1.5 GB, node_modules 0.5 GB, Debian's chromium and
+ * its libraries, and the tests' temporary workspaces: ~2.5 GB. Below this the run is likely to fail
+ * midway with ENOSPC, so it is said first.
  */
 const NEEDED_BYTES = 4 * 1024 ** 3;
 
