@@ -81,9 +81,9 @@ export function callersToLink(
   const after: GraphLookup = { get: (n) => linkedLists.get(n) ?? graph.get(n), has: (n) => linkedLists.has(n) || graph.has(n) };
   const probes = created.map(nameProbe);
   for (const atom of atoms) {
-    if (inBatch.has(atom.name)) continue;
+    // The filter first: it rules out nearly every atom, and the batch's names are looked up only for the rest.
     const words = wordFilter(atom);
-    if (!created.some((n, k) => filterHolds(words, probes[k]!) && atom.code.includes(n))) continue;
+    if (!created.some((n, k) => filterHolds(words, probes[k]!) && atom.code.includes(n)) || inBatch.has(atom.name)) continue;
     const calls = referencedAtoms(atom.code, (n) => isCreated.has(n), atom.name).filter((n) => !atom.dependencies.includes(n));
     if (calls.length === 0) continue;
     const dependencies = [...atom.dependencies, ...calls].sort();
