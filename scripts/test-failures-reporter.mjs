@@ -10,10 +10,11 @@ const FRAMES = 4;
 export default async function* failures(source) {
   for await (const event of source) {
     if (event.type !== 'test:fail') continue;
-    const { name, file, line, details } = event.data;
+    const { name, file, details } = event.data;
     // ERR_TEST_FAILURE wraps what the test threw; a hook or a timeout has no cause.
     const error = details?.error?.cause ?? details?.error;
-    const where = file ? ` (${file}${line ? `:${line}` : ''})` : '';
+    // The file, not the line: under tsx the test's line is not the source's (the stack's frames are).
+    const where = file ? ` (${file})` : '';
     const lines = [`✖ why: ${name}${where}`];
     if (error instanceof Error || (error && typeof error === 'object')) {
       const code = error.code ? ` [${error.code}]` : '';

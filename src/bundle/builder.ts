@@ -277,6 +277,8 @@ export class Builder {
     const program = programOf(this.store);
     const atoms = program.all();
     let record: BuildRecord;
+    // How the order differs from the one the builder handed out before, when it knows (BundlePlan.orderChange).
+    let shift: BundlePlan['orderChange'];
     let target: string | undefined;
     /** The source map of the bundle written, to write once the build has answered. */
     let writeMap: (() => Promise<void>) | undefined;
@@ -324,6 +326,7 @@ export class Builder {
         this.bundler.forgetWritten();
       }
       void previous?.handle.close().catch(() => {});
+      shift = bundle.orderChange;
       record = {
         status: 'success',
         bundle_path: target,
@@ -349,7 +352,7 @@ export class Builder {
       this.log.error(record.error_message!);
     }
     try {
-      record = await this.store.recordBuild(record);
+      record = await this.store.recordBuild(record, record.status === 'success' ? shift : undefined);
     } catch (err) {
       this.log.warn(`build: could not record the build: ${(err as Error).message}`);
     }

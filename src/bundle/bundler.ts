@@ -62,11 +62,27 @@ export type BundlePart =
   /** The atoms at positions [from, to) of the order, encoded with `BundlePlan.chunkText`. */
   | { kind: 'atoms'; from: number; to: number };
 
+/**
+ * An order as the one before it (`from` names long) with `removed` names taken out at `at` and
+ * `added` put there: store/builds.ts's OrderChange, which the store journals.
+ */
+export interface OrderShift {
+  from: number;
+  at: number;
+  removed: number;
+  added: string[];
+}
+
 /** One build's bundle, as a plan for whoever writes it (builder.ts; `assemble` in memory). */
 export interface BundlePlan {
   parts: BundlePart[];
   /** Frozen, and the very same array from build to build while the order stands. */
   order: readonly string[];
+  /**
+   * How `order` differs from the order an earlier plan handed out (`base`, that very array), when one
+   * atom was added or removed since: the store journals that change without comparing the two lists.
+   */
+  orderChange?: { base: readonly string[]; change: OrderShift };
   entry: string | null;
   /** The text of the atom at a position of `order`: its `// --- [type] name ---` line and indented code. */
   chunkText(position: number): string;
@@ -153,6 +169,11 @@ export class IncrementalBundler {
   private rendered: { entry: string | null; orderLine: Buffer; boot: Buffer } | undefined;
   /** `order` as builds hand it out: a frozen copy, the same while the order stands. */
   private published: readonly string[] | undefined;
+  /**
+   * Since `published` was last handed out: nothing moved (undefined), one atom added or removed
+   * (how, from that order), or more than that or a new sort (null: the store compares the lists).
+   */
+  private shift: { base: readonly string[]; change: OrderShift } | null | undefined;
   /**
    * The atoms changed since the last build (their names), when every position of `laid` is
    * filled and `positions` holds each name's: a build then looks at those atoms only. undefined:
@@ -267,12 +288,18 @@ export class IncrementalBundler {
     }
     const { entry, orderLine, boot } = this.rendered;
     const head = Buffer.from(`// === Atomic Coding Bundle ===\n// Generated: ${generatedAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}\n`);
-    this.published ??= Object.freeze([...order]);
+    let orderChange: BundlePlan['orderChange'];
+    if (this.published === undefined) {
+      this.published = Object.freeze([...order]);
+      orderChange = this.shift ?? undefined;
+      this.shift = undefined;
+    }
     const lengths = new Int32Array(order.length);
     const laid = this.laid;
     return {
       parts: [{ kind: 'bytes', bytes: head }, { kind: 'bytes', bytes: orderLine }, ...this.chunkParts(lengths), { kind: 'bytes', bytes: boot }],
       order: this.published,
+      ...(orderChange ? { orderChange } : {}),
       entry,
       chunkText: (i) => chunkText(laid[i]!),
       atoms: laid,
@@ -354,6 +381,7 @@ export class IncrementalBundler {
     this.order = order;
     this.rendered = undefined;
     this.published = undefined;
+    this.shift = null;
     this.laid = [];
     this.changed = undefined;
     this.dirty.clear();
@@ -366,6 +394,11 @@ export class IncrementalBundler {
    * atoms one by one, each a change of order.
    */
   private shifted(at: number, added: Atom | undefined, removed?: string): void {
+    const base = this.published;
+    this.shift =
+      base !== undefined && this.shift === undefined
+        ? { base, change: { from: base.length, at, removed: added ? 0 : 1, added: added ? [added.name] : [] } }
+        : null;
     this.rendered = undefined;
     this.published = undefined;
     this.dirty.clear();

@@ -118,3 +118,41 @@ test('a journaled order change that does not fit leaves the order unknown, and t
   assert.deepEqual(again.lastBuild()?.order, order);
   await again.close();
 });
+
+test("the builder's word on how the order changed is taken only for the very list it changed, and only when it fits", async () => {
+  const dir = tempDir();
+  const writer = await AtomStore.open(dir, { compactAfterEntries: 1_000_000 });
+  for (const d of cube) await upsert(writer, d);
+  const first = Object.freeze(['a_atom', 'b_atom', 'c_atom', 'd_atom']);
+  await writer.recordBuild(build([...first]));
+  const base = writer.lastBuild()!.order;
+  // Taken: the last record's list, one name put in at 2 (said the long way round, as comparing would
+  // never say it, so the journal shows whose change it is).
+  const second = Object.freeze(['a_atom', 'b_atom', 'x_atom', 'c_atom', 'd_atom']);
+  await writer.recordBuild(build([...second]), { base, change: { from: 4, at: 1, removed: 1, added: ['b_atom', 'x_atom'] } });
+  assert.deepEqual(writer.lastBuild()?.order, second);
+  // Not taken: another list with the same names (then the lists are compared), or a change that does
+  // not give the new order's length (then too); the order recorded is right either way.
+  const third = ['a_atom', 'x_atom', 'c_atom', 'd_atom'];
+  await writer.recordBuild(build(third), { base: [...writer.lastBuild()!.order], change: { from: 5, at: 0, removed: 5, added: [] } });
+  assert.deepEqual(writer.lastBuild()?.order, third);
+  const fourth = ['a_atom', 'x_atom', 'd_atom'];
+  await writer.recordBuild(build(fourth), { base: writer.lastBuild()!.order, change: { from: 4, at: 0, removed: 1, added: ['zzz', 'yyy'] } });
+  assert.deepEqual(writer.lastBuild()?.order, fourth);
+  const changes = readFileSync(writer.journalFile, 'utf8')
+    .trim()
+    .split('\n')
+    .filter((l) => l.includes('"op":"build"'))
+    .slice(1)
+    .map((l) => /"change":(\{[^}]*\})/.exec(l)?.[1]);
+  assert.deepEqual(changes, [
+    JSON.stringify({ from: 4, at: 1, removed: 1, added: ['b_atom', 'x_atom'] }),
+    JSON.stringify({ from: 5, at: 1, removed: 1, added: [] }),
+    JSON.stringify({ from: 4, at: 2, removed: 1, added: [] }),
+  ]);
+  // Replayed after a crash, the changes give the same order.
+  const replayed = await AtomStore.open(dir, { noLock: true, compactAfterEntries: 1_000_000 });
+  assert.deepEqual(replayed.lastBuild()?.order, fourth);
+  replayed.dispose();
+  await writer.close();
+});

@@ -146,6 +146,12 @@ test('a build encodes only the atoms changed since the bundle written last, and 
   bundler.noteAdded(added);
   const grown = bundler.bundle(source, at);
   assert.equal(kinds(grown.parts), 'bytes bytes copy atoms copy bytes');
+  // The plan says how its order differs from the one handed out before, so the store need not compare them.
+  assert.equal(edited.orderChange, undefined, 'an edit moves nothing');
+  assert.equal(grown.orderChange?.base, edited.order, 'the change is from the order handed out before, that very list');
+  const { at: where, removed, added: put } = grown.orderChange!.change;
+  assert.deepEqual([...edited.order.slice(0, where), ...put, ...edited.order.slice(where + removed)], grown.order);
+  assert.deepEqual(put, ['helper_0500_b']);
   written = assemble(grown, written);
   same(written, 'after an add');
   bundler.written(grown);
@@ -170,4 +176,21 @@ test('a build encodes only the atoms changed since the bundle written last, and 
   const afresh = bundler.bundle(source, at);
   assert.equal(kinds(afresh.parts), 'bytes bytes atoms bytes');
   same(assemble(afresh), 'after forgetting the bundle written');
+
+  // Two atoms added between builds: no change is claimed (the store compares the lists).
+  for (const name of ['helper_0700_b', 'helper_0800_b']) {
+    const atom = helper(name, 'x');
+    many.set(name, atom);
+    bundler.noteAdded(atom);
+  }
+  const twice = bundler.bundle(source, at);
+  assert.equal(twice.orderChange, undefined);
+  same(assemble(twice), 'after two adds in one build');
+  // One removed: the change takes it out.
+  many.delete('helper_0700_b');
+  bundler.noteRemoved('helper_0700_b');
+  const shrunk = bundler.bundle(source, at);
+  assert.equal(shrunk.orderChange?.base, twice.order);
+  assert.deepEqual({ ...shrunk.orderChange!.change, at: undefined }, { from: twice.order.length, at: undefined, removed: 1, added: [] });
+  assert.equal(twice.order[shrunk.orderChange!.change.at], 'helper_0700_b');
 });
