@@ -4,8 +4,8 @@
  * Each file runs once, on the Node that runs its code in the product. The files that test what VS Code's
  * extension host runs in process (EXTENSION_HOST below: the store and its durability, atomic file writes,
  * the hostile-clone defences, the tools, the checks and the sandbox, the text tree, the bundle and its source
- * map, search, the user's vector cache and the embedding model's process) run on desktop VS Code's Node line (22, installed from the npm registry into
- * the tool cache once); the rest (the command line's servers, the bridge, HTTP, stdio) start `dist/cli.js` on
+ * map, search, the user's vector cache and the embedding model's process) run on desktop VS Code's Node line
+ * (22, installed from the npm registry into the tool cache once); the rest (the command line's servers, the bridge, HTTP, stdio) start `dist/cli.js` on
  * the project's Node (24), as `npm start` and other agents do. `npm run test:node22` adds the unit tests on
  * Node 22. So the Node 22 check costs no second run of the same tests.
  *

@@ -53,9 +53,10 @@ export async function runExtensionTests({ build = true, write = (text) => proces
     const done = new Promise((resolve) => {
       browser.exposeFunction('codeAutomationLog', (_type, args) => {
         const line = format(...args);
+        const first = line.split('\n')[0];
         heard = Date.now();
-        if (process.env.VERBOSE || !NOISE.test(line.split('\n')[0])) {
-          lastLine = line.split('\n')[0];
+        if (process.env.VERBOSE || !NOISE.test(first)) {
+          lastLine = first;
           write(line + '\n');
         }
       });

@@ -61,13 +61,13 @@ export function codeFilter(code: string): string {
   for (let i = 0; i <= code.length; i++) {
     const c = i < code.length ? code.charCodeAt(i) : 32;
     const lower = c >= 97 && c <= 122;
-    const other = (c >= 48 && c <= 57) || c === 95 || (c >= 65 && c <= 90) || c === 36;
-    if (lower || other) {
+    const upperOrDollar = (c >= 65 && c <= 90) || c === 36;
+    if (lower || upperOrDollar || (c >= 48 && c <= 57) || c === 95) {
       if (!inWord) {
         inWord = true;
         nameLike = lower;
         h = FNV_OFFSET;
-      } else if ((c >= 65 && c <= 90) || c === 36) {
+      } else if (upperOrDollar) {
         nameLike = false;
       }
       h = Math.imul(h ^ c, FNV_PRIME);

@@ -277,7 +277,7 @@ export class Builder {
     const program = programOf(this.store);
     const atoms = program.all();
     let record: BuildRecord;
-    // How the order differs from the one the builder handed out before, when it knows (BundlePlan.orderChange).
+    // How a successful build's order differs from the one handed out before, when known (BundlePlan.orderChange).
     let shift: BundlePlan['orderChange'];
     let target: string | undefined;
     /** The source map of the bundle written, to write once the build has answered. */
@@ -352,7 +352,7 @@ export class Builder {
       this.log.error(record.error_message!);
     }
     try {
-      record = await this.store.recordBuild(record, record.status === 'success' ? shift : undefined);
+      record = await this.store.recordBuild(record, shift);
     } catch (err) {
       this.log.warn(`build: could not record the build: ${(err as Error).message}`);
     }

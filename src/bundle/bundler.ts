@@ -11,6 +11,7 @@ import { linesInsideTemplates } from '../atoms/code.js';
 import { findEntryPoint } from '../atoms/boot.js';
 import { topologicalOrder } from '../atoms/graph.js';
 import { isProgramAtom, type Atom } from '../atoms/model.js';
+import type { KnownOrderChange } from '../store/builds.js';
 
 export interface Bundle {
   code: string;
@@ -62,17 +63,6 @@ export type BundlePart =
   /** The atoms at positions [from, to) of the order, encoded with `BundlePlan.chunkText`. */
   | { kind: 'atoms'; from: number; to: number };
 
-/**
- * An order as the one before it (`from` names long) with `removed` names taken out at `at` and
- * `added` put there: store/builds.ts's OrderChange, which the store journals.
- */
-export interface OrderShift {
-  from: number;
-  at: number;
-  removed: number;
-  added: string[];
-}
-
 /** One build's bundle, as a plan for whoever writes it (builder.ts; `assemble` in memory). */
 export interface BundlePlan {
   parts: BundlePart[];
@@ -82,7 +72,7 @@ export interface BundlePlan {
    * How `order` differs from the order an earlier plan handed out (`base`, that very array), when one
    * atom was added or removed since: the store journals that change without comparing the two lists.
    */
-  orderChange?: { base: readonly string[]; change: OrderShift };
+  orderChange?: KnownOrderChange;
   entry: string | null;
   /** The text of the atom at a position of `order`: its `// --- [type] name ---` line and indented code. */
   chunkText(position: number): string;
@@ -173,7 +163,7 @@ export class IncrementalBundler {
    * Since `published` was last handed out: nothing moved (undefined), one atom added or removed
    * (how, from that order), or more than that or a new sort (null: the store compares the lists).
    */
-  private shift: { base: readonly string[]; change: OrderShift } | null | undefined;
+  private shift: KnownOrderChange | null | undefined;
   /**
    * The atoms changed since the last build (their names), when every position of `laid` is
    * filled and `positions` holds each name's: a build then looks at those atoms only. undefined:

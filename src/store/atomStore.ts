@@ -28,7 +28,7 @@ import { Emitter, type Disposable } from '../util/event.js';
 import { silentLogger, type Logger } from '../util/log.js';
 import { AtomModel } from './atoms/model.js';
 import { lastVersion, readHistory, readTombstones } from './atoms/table.js';
-import { BuildRecords, type BuildRecord, type OrderChange } from './builds.js';
+import { BuildRecords, type BuildRecord, type KnownOrderChange } from './builds.js';
 import { Compaction, writeSnapshot, type CompactionPolicy } from './compaction.js';
 import { readSnapshot, type StoreDatabase } from './database.js';
 import { readOnlyError, storageError } from './diskErrors.js';
@@ -322,7 +322,7 @@ export class AtomStore implements AtomReader, Disposable {
    * Records a build. Durable like every write, though losing one would lose no user work. `shift`:
    * how its order differs from one the builder handed out before (BuildRecords.opFor).
    */
-  recordBuild(build: BuildRecord, shift?: { base: readonly string[]; change: OrderChange }): Promise<BuildRecord> {
+  recordBuild(build: BuildRecord, shift?: KnownOrderChange): Promise<BuildRecord> {
     return this.exclusive(async () => {
       // Not fsynced on its own (the next change's fsync carries it): a build record lost to a
       // crash loses no work, and an fsync per build doubled the cost of every small change.

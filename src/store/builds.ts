@@ -52,6 +52,12 @@ export interface OrderChange {
   added: string[];
 }
 
+/** An order change the builder knows, from the very list it handed out before (`base`): BundlePlan.orderChange. */
+export interface KnownOrderChange {
+  base: readonly string[];
+  change: OrderChange;
+}
+
 /** The change from `previous` to `next`, or undefined when it would be as long as `next` itself. */
 export function orderChange(previous: readonly string[], next: readonly string[]): OrderChange | undefined {
   const shorter = Math.min(previous.length, next.length);
@@ -127,7 +133,7 @@ export class BuildRecords {
    * when that is the last record's very list, it is the change, and 50,000 names are not compared
    * (5-7 ms of every created atom at 50,000 atoms, though compared by identity).
    */
-  opFor(build: BuildRecord, shift?: { base: readonly string[]; change: OrderChange }): BuildOp {
+  opFor(build: BuildRecord, shift?: KnownOrderChange): BuildOp {
     const previous = this.lastRecord?.order;
     const shifted = shift !== undefined && previous === shift.base && fits(previous, shift.change, build.order.length) ? shift.change : undefined;
     // The builder hands out the same frozen order while it stands: compared by identity first.
