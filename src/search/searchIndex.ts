@@ -137,6 +137,8 @@ export interface SearchIndexOptions {
   backlogWaitMs?: number;
   /** How long a search waits for the vectors of a few atoms just changed (default 30 s: a stalled model). */
   readYourWritesWaitMs?: number;
+  /** The full-text build's slice between turns (default LEXICAL_SLICE_MS); 0 yields after every atom. */
+  lexicalSliceMs?: number;
   /**
    * Keep atoms' vectors in this user's cache too (embeddings/vectorCache.ts), and take them from
    * it: `true` for the user's cache folder, or a folder. Off by default (tests, benches); the
@@ -585,10 +587,11 @@ export class SearchIndex implements Disposable {
     this.lexical.clear();
     const load = this.lexical.load();
     const atoms = this.source.all();
+    const sliceMs = this.options.lexicalSliceMs ?? LEXICAL_SLICE_MS;
     let slice = performance.now();
     for (let i = 0; i < atoms.length; i++) {
       load.put(atoms[i]!);
-      if (performance.now() - slice > LEXICAL_SLICE_MS) {
+      if (performance.now() - slice >= sliceMs) {
         await nextTurn();
         if (generation !== this.lexicalGeneration) return;
         slice = performance.now();
