@@ -27,6 +27,7 @@ import {
 import { Builder } from './bundle/builder.js';
 import { bootAtom } from './atoms/boot.js';
 import { AtomStore, type StoreOptions, type UpsertResult } from './store/atomStore.js';
+import { machineMac } from './store/checkSeal.js';
 import type { BuildRecord } from './store/builds.js';
 import { readerOf, type AtomReader, type StoreChange } from './store/reader.js';
 import type { EmbeddingProvider } from './search/embeddings/provider.js';
@@ -89,7 +90,13 @@ export class AtomWorkspace {
     this.verification = new Verification(this.atoms, store.onDidChange, log);
     // The user's cache of vectors (search/embeddings/vectorCache.ts): what this machine embedded
     // once, in any clone, is not embedded again. ATOMIC_EMBED_CACHE=0 turns it off.
-    this.search = new SearchIndex(store, embeddings, { logger: log, vectorCache: process.env.ATOMIC_EMBED_CACHE !== '0', coldQueryWaitMs });
+    this.search = new SearchIndex(store, embeddings, {
+      logger: log,
+      vectorCache: process.env.ATOMIC_EMBED_CACHE !== '0',
+      coldQueryWaitMs,
+      // The full-text index between sessions: sealed with this machine's secret, so one committed to a repository is not read.
+      lexicalSnapshot: { file: join(store.atomicDir, 'fulltext.bin'), seal: (parts) => machineMac('full-text snapshot', parts) },
+    });
     store.onDidChange((e) => {
       if (this.boot && mayMoveBoot(e)) this.boot = undefined;
     });

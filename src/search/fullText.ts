@@ -15,6 +15,9 @@
  * marks it discarded and counts its postings in document frequencies until a vacuum.
  */
 import SearchableMap from 'minisearch/SearchableMap';
+
+/** MiniSearch's radix tree node: edges to nodes below, and '' to the value (a term id) of a key that ends here. */
+type RadixTree = SearchableMap<number>['_tree'];
 import { releaseBuffer } from '../util/release.js';
 
 export interface FullTextOptions {
@@ -69,7 +72,7 @@ const DEFAULT_WEIGHTS = { fuzzy: 0.45, prefix: 0.375 };
 
 export class FullTextIndex {
   /** Term -> term id. */
-  private readonly dictionary = new SearchableMap<number>();
+  private dictionary = new SearchableMap<number>();
   /** Terms by id; ids of removed terms are given out again. */
   private readonly termKeys: Array<string | undefined> = [];
   private readonly freeTermIds: number[] = [];
@@ -287,6 +290,95 @@ export class FullTextIndex {
     this.averageLengths = [];
   }
 
+  /**
+   * The index as plain data, for a snapshot on disk (search/lexicalSnapshot.ts); `restore` takes
+   * it back into an empty index. A copy: the index may change while it is written out.
+   */
+  state(): FullTextState {
+    this.notLoading();
+    const fields = this.options.fields.length;
+    const docs: FullTextState['docs'] = [];
+    for (const [shortId, doc] of this.docs) docs.push([shortId, doc.id, doc.tag, doc.terms, doc.slot]);
+    return {
+      // The radix tree itself, node by node in its own order: restored so, it lists prefix and
+      // fuzzy matches in the same order, and scores add up in the same order, to the bit. (Terms
+      // inserted again, even in that order, split nodes otherwise.)
+      terms: treeOf(this.dictionary._tree),
+      termCount: this.termKeys.length,
+      freeTermIds: [...this.freeTermIds],
+      docs,
+      nextId: this.nextId,
+      slotCount: this.bySlot.length,
+      freeSlots: [...this.freeSlots],
+      averageLengths: [...this.averageLengths],
+      lists: this.lists.slice(0, this.termKeys.length * fields),
+      postings: this.postings.data.slice(0, this.postings.laid),
+      waste: this.postings.wasted,
+      fieldLengths: this.fieldLengths.slice(0, this.bySlot.length * fields),
+    };
+  }
+
+  /** Fills this empty index with a `state()` of an index with the same options; throws (leaving it empty) when the state does not hold together. */
+  restore(state: FullTextState): void {
+    if (this.loading || this.docs.size > 0 || this.termKeys.length > 0) throw new Error('restore() fills an empty index: clear it first');
+    try {
+      this.restoreState(state);
+    } catch (err) {
+      this.clear();
+      throw err;
+    }
+  }
+
+  private restoreState(state: FullTextState): void {
+    const fields = this.options.fields.length;
+    const { termCount, slotCount, nextId } = state;
+    const laid = state.postings.length;
+    const fail = (what: string): never => {
+      throw new Error(`full-text state: ${what}`);
+    };
+    if (state.lists.length !== termCount * fields) fail('lists do not match the terms');
+    if (state.fieldLengths.length !== slotCount * fields) fail('field lengths do not match the slots');
+    if (state.averageLengths.length > fields) fail('too many field averages');
+    for (const at of state.lists) if (at < 0 || at > laid) fail('a list outside the postings');
+    this.termKeys.length = termCount;
+    const build = (entries: TermTree, prefix: string): RadixTree => {
+      const node = new Map<string, unknown>();
+      for (const [edge, child] of entries) {
+        if (edge === '') {
+          if (typeof child !== 'number' || !(child >= 0 && child < termCount) || this.termKeys[child] !== undefined) fail('a term id out of place');
+          this.termKeys[child as number] = prefix;
+          node.set(edge, child);
+        } else {
+          if (!Array.isArray(child) || node.has(edge)) fail('a term tree out of shape');
+          node.set(edge, build(child as TermTree, prefix + edge));
+        }
+      }
+      return node as RadixTree;
+    };
+    this.dictionary = new SearchableMap<number>(build(state.terms, ''));
+    if (state.freeTermIds.some((id) => !(id >= 0 && id < termCount) || this.termKeys[id] !== undefined)) fail('a free term id in use');
+    this.freeTermIds.push(...state.freeTermIds);
+    this.termStamps = new Int32Array(Math.max(256, termCount));
+    this.lists = new Int32Array(Math.max(256, termCount * fields));
+    this.lists.set(state.lists);
+    this.postings.restore(state.postings, state.waste);
+    this.bySlot.length = slotCount;
+    for (const [shortId, id, tag, terms, slot] of state.docs) {
+      if (!(shortId >= 0 && shortId < nextId) || this.docs.has(shortId) || this.shortIds.has(id)) fail('a document twice');
+      if (!(slot >= 0 && slot < slotCount) || this.bySlot[slot] !== undefined) fail('a slot out of place');
+      const doc: Doc = { id, tag, terms, slot };
+      this.docs.set(shortId, doc);
+      this.shortIds.set(id, shortId);
+      this.bySlot[slot] = doc;
+    }
+    if (state.freeSlots.some((slot) => !(slot >= 0 && slot < slotCount) || this.bySlot[slot] !== undefined)) fail('a free slot in use');
+    this.freeSlots.push(...state.freeSlots);
+    this.fieldLengths = new Int32Array(Math.max(256, slotCount * fields));
+    this.fieldLengths.set(state.fieldLengths);
+    this.averageLengths = [...state.averageLengths];
+    this.nextId = nextId;
+  }
+
   /** Best first (ties in the order MiniSearch gives them); every matching document, or the `limit` best. */
   search(query: string, options: QueryOptions = {}, limit?: number): FullTextHit[] {
     return this.searchEither([{ query, options }], options.tag, limit);
@@ -426,6 +518,39 @@ export class FullTextIndex {
   }
 }
 
+/** A radix tree of terms (MiniSearch's SearchableMap) node by node: each entry an edge and the node below it, or '' and the id of the term that ends there. */
+export type TermTree = Array<[edge: string, child: TermTree | number]>;
+
+/** The dictionary's tree as a TermTree, each node's entries in its Map's order. */
+function treeOf(node: RadixTree): TermTree {
+  const entries: TermTree = [];
+  for (const [edge, child] of node) entries.push([edge, typeof child === 'number' ? child : treeOf(child)]);
+  return entries;
+}
+
+/** What FullTextIndex.state gives and restore takes. */
+export interface FullTextState {
+  /** The term dictionary (its ids at the leaves). */
+  terms: TermTree;
+  /** Term ids given out so far (those not in `terms` are free). */
+  termCount: number;
+  freeTermIds: number[];
+  /** In the order they were added. */
+  docs: Array<[shortId: number, id: string, tag: string, terms: string, slot: number]>;
+  nextId: number;
+  slotCount: number;
+  freeSlots: number[];
+  averageLengths: number[];
+  /** `termCount` times the fields: where each list starts in `postings`, plus one; 0: none. */
+  lists: Int32Array;
+  /** Every list's block, holes included. */
+  postings: Int32Array;
+  /** Integers of `postings` in blocks no list uses. */
+  waste: number;
+  /** `slotCount` times the fields. */
+  fieldLengths: Int32Array;
+}
+
 /**
  * Term ids packed in a string: a character each below 32,768, two above (15 bits a character,
  * the high bit saying another follows). A document's ids as a number[] took 8 bytes each plus
@@ -529,6 +654,21 @@ class Postings {
   /** Integers up to the end of the last list. */
   get laid(): number {
     return this.end;
+  }
+
+  /** Integers in blocks no list uses (until `compact`). */
+  get wasted(): number {
+    return this.waste;
+  }
+
+  /** Starts afresh from `laid` (a `data` up to its end, as `laid` gives it) with `waste` integers of holes; room to grow after it, as `layOut` leaves. */
+  restore(laid: Int32Array, waste: number): void {
+    if (!(waste >= 0 && waste <= laid.length)) throw new Error('full-text state: postings waste out of range');
+    releaseBuffer(this.data);
+    this.data = new Int32Array(Math.max(laid.length + (laid.length >> 4), 4096));
+    this.data.set(laid);
+    this.end = laid.length;
+    this.waste = waste;
   }
 
   /** A block for `capacity` integers of postings; where it starts. */

@@ -5,8 +5,9 @@
  * search right after an upsert sees the new words.
  */
 import type { Atom, AtomType } from '../atoms/model.js';
-import { FullTextIndex } from './fullText.js';
+import { FullTextIndex, type FullTextState } from './fullText.js';
 import { relatedWords } from './vocabulary.js';
+import { textHash } from '../util/textHash.js';
 import { normalizeTerm, splitWords, terms, withoutCode } from './words.js';
 
 /** The indexed fields, in the order atomTexts gives their texts. */
@@ -81,6 +82,14 @@ interface KeptWords {
   dependencies: readonly string[];
 }
 
+/** What LexicalIndex.state gives and restore takes. */
+export interface LexicalState {
+  index: FullTextState;
+  words: Array<[name: string, nameWords: string, codeWords: string]>;
+  /** How many atoms use each code identifier and name word (LexicalIndex.idf). */
+  frequency: { code: Array<[string, number]>; name: Array<[string, number]> };
+}
+
 export class LexicalIndex {
   /** How many atoms use each code identifier (lowercase) and each name word: rare ones say more. */
   private readonly frequency = { code: new Map<string, number>(), name: new Map<string, number>() };
@@ -117,6 +126,39 @@ export class LexicalIndex {
       },
       finish: () => load.finish(),
     };
+  }
+
+  /**
+   * The index as plain data (a snapshot on disk, search/lexicalSnapshot.ts): the full-text index's
+   * state and each atom's kept words, `[name, name words, code words]` (packed).
+   */
+  state(): LexicalState {
+    const words: LexicalState['words'] = [];
+    for (const [name, kept] of this.wordsOf) words.push([name, kept.name, kept.code]);
+    return { index: this.index.state(), words, frequency: { code: [...this.frequency.code], name: [...this.frequency.name] } };
+  }
+
+  /**
+   * Fills this empty index with a `state()`; each atom's dependencies are its own (`atom(name)`,
+   * undefined for an atom the state has and the store has not: it is removed after). Throws,
+   * leaving it empty, when the state does not hold together.
+   */
+  restore(state: LexicalState, atom: (name: string) => Atom | undefined): void {
+    if (this.wordsOf.size > 0) throw new Error('restore() fills an empty index: clear it first');
+    this.index.restore(state.index);
+    try {
+      if (state.words.length !== this.index.size) throw new Error('full-text state: kept words do not match the documents');
+      for (const [name, nameWords, codeWords] of state.words) {
+        if (!this.index.has(name)) throw new Error('full-text state: kept words of an atom it does not hold');
+        this.wordsOf.set(name, { name: nameWords, code: codeWords, dependencies: atom(name)?.dependencies ?? [] });
+      }
+      // As kept, not counted again from the words: counting them was most of a restore.
+      for (const [word, n] of state.frequency.code) this.frequency.code.set(word, n);
+      for (const [word, n] of state.frequency.name) this.frequency.name.set(word, n);
+    } catch (err) {
+      this.clear();
+      throw err;
+    }
   }
 
   /** Keeps the atom's words for the second pass, and counts them. */
@@ -215,6 +257,32 @@ function tally(counts: Map<string, number>, words: Iterable<string>, by: 1 | -1)
 /** The full-text index over FIELDS, with the query defaults every search starts from. */
 export function fullTextIndex(): FullTextIndex {
   return new FullTextIndex({ fields: FIELDS, tokenize: splitWords, processTerm: normalizeTerm, defaults: QUERY_DEFAULTS });
+}
+
+/** An atom that `indexingSignature` indexes: camelCase, snake_case, an acronym, stems, ports, strings and comments. */
+const PROBE: Atom = {
+  name: 'parse_csv_rows',
+  type: 'util',
+  description: 'Splits comma-separated values into rows, handling quoted fields; returns how many were found.',
+  inputs: [{ name: 'text', type: 'string', description: 'the CSV text' }],
+  outputs: [{ name: 'rows', type: 'number', description: 'rows found' }],
+  code: "function parse_csv_rows(text) {\n  const lineBreak = /\\r?\\n/; // countRows\n  return String(text).split(lineBreak).filter((l) => l.length > 0 && l !== 'EOF_MARKER').length;\n}\n",
+  dependencies: [],
+  version: 1,
+  created_at: '',
+  updated_at: '',
+};
+let signature: string | undefined;
+
+/**
+ * What indexing makes of a fixed atom, hashed: a snapshot of the index (lexicalSnapshot.ts) made by
+ * code that splits, stems or fields words otherwise does not match it, and is not taken.
+ */
+export function indexingSignature(): string {
+  signature ??= textHash(
+    JSON.stringify([FIELDS, terms(PROBE.name), atomTexts(PROBE).map((text) => splitWords(text).map((token) => normalizeTerm(token)))]),
+  );
+  return signature;
 }
 
 /** The texts of FIELDS, in their order. */

@@ -14,6 +14,8 @@ import type { Atom, AtomType } from '../atoms/model.js';
 import { embeddingText } from '../atoms/signature.js';
 import { Emitter, type Disposable } from '../util/event.js';
 import { nextTurn } from '../util/turn.js';
+import { writeFileAtomic } from '../util/atomicFile.js';
+import { readPlainFile } from '../util/safeFile.js';
 import { silentLogger, type Logger } from '../util/log.js';
 import { cosine, type EmbeddingProvider } from './embeddings/provider.js';
 import { textHash } from '../util/textHash.js';
@@ -21,6 +23,7 @@ import { EmbedQueue, type EmbedJobResult } from './embedQueue.js';
 import { CachingProvider, VectorCache } from './embeddings/vectorCache.js';
 import { reciprocalRankFusion } from './fusion.js';
 import { LexicalIndex } from './lexical.js';
+import { atomFingerprint, decodeLexicalSnapshot, encodeLexicalSnapshot, type SnapshotSeal } from './lexicalSnapshot.js';
 import { atomsHolding, conversionAgreement, nameConversion, queryShape, reversedName, scoreCandidates, type Candidate, type Conversion, type Rarity } from './rank.js';
 import type { SearchStore, SearchStoreChange, StoredEmbedding } from './searchStore.js';
 import { VectorIndex, VectorSlab, type VectorEntry } from './vectorIndex.js';
@@ -58,6 +61,14 @@ const BACKLOG_DELAY_MS = 5_000;
 const RECONCILE_SLICE = 2_000;
 /** The full-text build's slices: this long on the event loop, then a turn (a slice of 500 atoms took up to 170 ms). */
 const LEXICAL_SLICE_MS = 20;
+/** Below this many atoms the full-text index is built at each open (~80 ms at 1,000) and no snapshot is kept. */
+const LEXICAL_SNAPSHOT_MIN_ATOMS = 1_000;
+/** A snapshot is not worth restoring when more than this share of its atoms changed since: building costs as much. */
+const LEXICAL_SNAPSHOT_MAX_STALE = 0.25;
+/** After the index was built (or restored with changes), its snapshot is written this much later. */
+const LEXICAL_SAVE_DELAY_MS = 10_000;
+/** A larger file is not a snapshot this program wrote (50,000 atoms: about 40 MB). */
+const MAX_LEXICAL_SNAPSHOT_BYTES = 512 * 1024 * 1024;
 /**
  * A search finishes a small backlog before it answers, so the first search of a session ranks
  * those atoms by meaning too (the model embeds one text in 70–90 ms: 40 atoms take about 3 s). A
@@ -140,6 +151,12 @@ export interface SearchIndexOptions {
   /** The full-text build's slice between turns (default LEXICAL_SLICE_MS); 0 yields after every atom. */
   lexicalSliceMs?: number;
   /**
+   * Keep the full-text index in this file between sessions (lexicalSnapshot.ts), sealed with
+   * `seal`: a start restores it and indexes again only the atoms changed since, instead of
+   * building it from every atom. Unset: built at every open (tests, benches).
+   */
+  lexicalSnapshot?: { file: string; seal: SnapshotSeal };
+  /**
    * Keep atoms' vectors in this user's cache too (embeddings/vectorCache.ts), and take them from
    * it: `true` for the user's cache folder, or a folder. Off by default (tests, benches); the
    * workspace turns it on unless ATOMIC_EMBED_CACHE=0.
@@ -168,6 +185,9 @@ export class SearchIndex implements Disposable {
   private readonly lexicalPending = new Set<string>();
   private lexicalTimer: ReturnType<typeof setImmediate> | undefined;
   private lexicalGeneration = 0;
+  /** Whether the snapshot on disk holds the full-text index as it stands (lexicalSnapshot). */
+  private lexicalSaved = false;
+  private lexicalSaveTimer: NodeJS.Timeout | undefined;
   private readonly vectors: VectorIndex;
   private readonly queue: EmbedQueue;
   private readonly progressEmitter = new Emitter<IndexProgress>();
@@ -487,6 +507,9 @@ export class SearchIndex implements Disposable {
   async close(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    if (this.lexicalSaveTimer) clearTimeout(this.lexicalSaveTimer);
+    // Kept for the next start while the store is still open (the workspace closes it after).
+    await this.saveLexical();
     // A full-text build in progress stops at its next slice (seconds of slices at 50,000 atoms).
     this.lexicalGeneration++;
     if (this.backlogTimer) clearTimeout(this.backlogTimer);
@@ -544,6 +567,7 @@ export class SearchIndex implements Disposable {
     if (this.lexicalTimer) clearImmediate(this.lexicalTimer);
     this.lexicalTimer = undefined;
     if (this.lexicalState !== 'loaded') return;
+    if (this.lexicalPending.size > 0) this.lexicalSaved = false;
     for (const name of this.lexicalPending) {
       const atom = this.source.get(name);
       if (atom) this.lexical.put(atom);
@@ -585,6 +609,8 @@ export class SearchIndex implements Disposable {
     this.lexicalState = 'building';
     this.lexicalPending.clear(); // the store is read as it is now; later changes are pending again
     this.lexical.clear();
+    const restored = await this.restoreLexical(generation);
+    if (restored || generation !== this.lexicalGeneration) return;
     const load = this.lexical.load();
     const atoms = this.source.all();
     const sliceMs = this.options.lexicalSliceMs ?? LEXICAL_SLICE_MS;
@@ -599,7 +625,89 @@ export class SearchIndex implements Disposable {
     }
     load.finish();
     this.lexicalState = 'loaded';
+    this.lexicalSaved = false;
     this.takeLexicalChanges();
+    this.saveLexicalLater();
+  }
+
+  /**
+   * Takes the full-text index from its snapshot (lexicalSnapshot.ts), when one was kept here and
+   * most of its atoms are unchanged: those are restored as they were indexed, the changed and new
+   * ones indexed again, the gone ones removed. Whether it did; false leaves the index empty.
+   */
+  private async restoreLexical(generation: number): Promise<boolean> {
+    const snapshot = this.options.lexicalSnapshot;
+    if (!snapshot) return false;
+    let bytes: Buffer;
+    try {
+      bytes = await readPlainFile(snapshot.file, MAX_LEXICAL_SNAPSHOT_BYTES);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') this.log.info(`search: the full-text snapshot was not read (${code ?? (err as Error).message}); building the index`);
+      return false;
+    }
+    if (generation !== this.lexicalGeneration) return false;
+    await nextTurn();
+    const decoded = await decodeLexicalSnapshot(bytes, snapshot.seal, nextTurn);
+    if (generation !== this.lexicalGeneration) return false;
+    if (typeof decoded === 'string') {
+      this.log.info(`search: the full-text snapshot was not used (${decoded}); building the index`);
+      return false;
+    }
+    const atoms = this.source.all();
+    const changed = atoms.filter((atom) => decoded.fingerprints.get(atom.name) !== atomFingerprint(atom));
+    const gone = [...decoded.fingerprints.keys()].filter((name) => !this.source.get(name));
+    if (changed.length + gone.length > LEXICAL_SNAPSHOT_MAX_STALE * Math.max(atoms.length, decoded.fingerprints.size)) return false;
+    try {
+      this.lexical.restore(decoded.state, (name) => this.source.get(name));
+    } catch (err) {
+      this.log.warn(`search: the full-text snapshot was not used (${(err as Error).message}); building the index`);
+      return false;
+    }
+    for (const name of gone) this.lexical.remove(name);
+    for (const atom of changed) this.lexical.put(atom);
+    this.log.debug(`search: the full-text index restored from its snapshot, ${changed.length} atoms indexed again and ${gone.length} removed`);
+    this.lexicalState = 'loaded';
+    this.lexicalSaved = changed.length === 0 && gone.length === 0;
+    this.takeLexicalChanges();
+    if (!this.lexicalSaved) this.saveLexicalLater();
+    return true;
+  }
+
+  /** Writes the full-text snapshot in LEXICAL_SAVE_DELAY_MS (a process killed later still leaves one). */
+  private saveLexicalLater(): void {
+    if (!this.options.lexicalSnapshot || this.lexicalSaveTimer || this.disposed) return;
+    this.lexicalSaveTimer = setTimeout(() => {
+      this.lexicalSaveTimer = undefined;
+      void this.saveLexical();
+    }, LEXICAL_SAVE_DELAY_MS);
+    this.lexicalSaveTimer.unref?.();
+  }
+
+  /** Writes the full-text index's snapshot unless the file holds it as it stands; never throws. */
+  private async saveLexical(): Promise<void> {
+    const snapshot = this.options.lexicalSnapshot;
+    if (!snapshot || this.lexicalState !== 'loaded') return;
+    this.takeLexicalChanges();
+    if (this.lexicalSaved || this.lexical.size < LEXICAL_SNAPSHOT_MIN_ATOMS) return;
+    // In this turn, while the index and the store agree (their changes were just taken).
+    const fingerprint = (name: string) => {
+      const atom = this.source.get(name);
+      return atom && atomFingerprint(atom);
+    };
+    this.lexicalSaved = true; // a change while it is written sets it back (takeLexicalChanges)
+    const bytes = await encodeLexicalSnapshot(this.lexical.state(), fingerprint, snapshot.seal, nextTurn);
+    if (!bytes) {
+      this.lexicalSaved = false;
+      return;
+    }
+    try {
+      // Derived data: replaced atomically, not fsynced (a short file after a power loss is not sealed, and is rebuilt).
+      await writeFileAtomic(snapshot.file, bytes, 0o644, { durable: false });
+    } catch (err) {
+      this.lexicalSaved = false;
+      this.log.warn(`search: could not save the full-text snapshot: ${(err as Error).message}`);
+    }
   }
 
   private async loadVectors(): Promise<void> {

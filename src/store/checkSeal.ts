@@ -130,3 +130,16 @@ export function machineSeal(purpose: string, parts: readonly unknown[]): string 
   if (!key) return null;
   return createHmac('sha256', key).update(JSON.stringify([`atomic-coding ${purpose}`, ...parts])).digest('base64');
 }
+
+/**
+ * An HMAC-SHA256 of `parts` for `purpose` with this machine's secret, or null without one: proves
+ * that a larger file derived here (the full-text index's snapshot) was written by this user on
+ * this machine, not committed to a repository or damaged since.
+ */
+export function machineMac(purpose: string, parts: readonly Uint8Array[]): Buffer | null {
+  const key = sealKey();
+  if (!key) return null;
+  const mac = createHmac('sha256', key).update(`atomic-coding ${purpose}\0`);
+  for (const part of parts) mac.update(part);
+  return mac.digest();
+}

@@ -34,6 +34,7 @@ export const STATE_FILES = [
   'server.json',
   'latest.js',
   'latest.js.map',
+  'fulltext.bin',
 ] as const;
 
 /** Folders this program may find in `.atomic/` (earlier versions' vector index); a link there is removed. */
