@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { AtomError } from './atoms/errors.js';
 import { McpHttpHost } from './mcp/hosts/http.js';
 import { bridgeIfServed } from './mcp/hosts/takeover.js';
@@ -17,6 +17,8 @@ import { nextTurn } from './util/turn.js';
 import { VERSION } from './version.js';
 import { AtomWorkspace } from './workspace.js';
 import { KeywordOnlyProvider } from './search/embeddings/keyword.js';
+import { UseLiteProvider } from './search/embeddings/useLite.js';
+import { holdsVectors } from './store/vectors/vectorFile.js';
 import { junitXml } from './verify/junit.js';
 
 const USAGE = `Usage: atomic-coding serve [--workspace DIR] [--atoms-folder DIR] [--port N] [--stdio] [--log-level debug|info|warn|error]
@@ -84,10 +86,15 @@ async function main(argv: string[]): Promise<number> {
   // A server.json that is not provably that server's is reported and ignored (see inspectServerInfo).
   if (values.stdio && !values['bench-tools'] && (await bridgeIfServed(dir, log, tools))) return 0;
 
+  // An agent's server: its first call is most often a search, whose query waits for the model's
+  // process (a second or more to load). In a workspace embedded before, that process loads now,
+  // on another core, while the store opens; it ends when idle as after any request.
+  const embeddings = new UseLiteProvider();
+  if (holdsVectors(join(dir, '.atomic', 'vectors.bin'))) embeddings.warm();
   // Over stdio, after the transport is listening (serveStdio below): the open works in slices,
   // and the client's first requests are answered between them.
   const opening = (values.stdio ? nextTurn() : Promise.resolve()).then(() =>
-    AtomWorkspace.open(dir, { log, textTree: { folder: values['atoms-folder'] } }),
+    AtomWorkspace.open(dir, { log, textTree: { folder: values['atoms-folder'] }, embeddings }),
   );
   const refused = (err: unknown): number => {
     if (err instanceof WorkspaceLockedError || err instanceof AtomError) return fail(err.message);

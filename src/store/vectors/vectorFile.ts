@@ -19,7 +19,7 @@
  * crash in between leaves a slot nothing names, free at the next open.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, readSync, readvSync, write, writeSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, lstatSync, readSync, readvSync, write, writeSync } from 'node:fs';
 import { openPlainFileSync } from '../../util/safeFile.js';
 import { promisify } from 'node:util';
 import { encodeHalf, halfVector, type Vector } from './float16.js';
@@ -231,4 +231,14 @@ const fdatasyncAsync = promisify(fdatasync);
 
 function writeAll(fd: number, bytes: Uint8Array, position: number): void {
   for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
+}
+
+/** Whether `file` (a workspace's vectors.bin) holds any vector: its workspace was embedded before. Looks without following a link. */
+export function holdsVectors(file: string): boolean {
+  try {
+    const st = lstatSync(file);
+    return st.isFile() && st.size > HEADER_BYTES;
+  } catch {
+    return false;
+  }
 }
