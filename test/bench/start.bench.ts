@@ -1,0 +1,99 @@
+/**
+ * A start on an existing workspace, to the first search's answer (issue 38: ≤ 1 s at 10,000
+ * atoms): `serve --stdio` spawned on a workspace this build opened and searched before (its
+ * `.atomic/` there, every atom's vector stored, the user cache folder of that earlier start),
+ * semantic_search called at once, timed from the spawn to the answer. The query waits for the
+ * store's open, the vectors' reconcile, the full-text index (restored from its snapshot when one
+ * was kept) and the model's process (started cold: its first query).
+ *
+ * With BENCH_BASELINE_CLI=<another build's dist/cli.js> that build does the same on its own copy
+ * of the workspace, alternating which one starts first, `BENCH_ROUNDS` times (default 5; 3 with
+ * --quick). 1,000 and 10,000 atoms (--quick: 1,000; BENCH_SIZES overrides).
+ *
+ *   BENCH_BASELINE_CLI=/tmp/before/dist/cli.js npm run bench -- start
+ */
+import { existsSync, rmSync } from 'node:fs';
+import { CLI, connectStdio, timedCall } from './harness.js';
+import { ms, ratio, summarize, type BenchOptions, type BenchSection } from './report.js';
+import { prepareSynthetic } from './syntheticWorkspaces.js';
+import type { PreparedWorkspace } from './workspaces.js';
+
+const QUERIES = ['update the physics body velocity', 'clamp a value into a range', 'save the game state', 'spawn an enemy wave', 'play a sound effect'];
+/** Issue 38's target for the first search after a start, at 10,000 atoms. */
+const TARGET_10K_MS = 1000;
+
+interface Build {
+  label: string;
+  cli: string;
+}
+
+export default async function start(options: BenchOptions): Promise<BenchSection> {
+  const builds: Build[] = [{ label: 'this build', cli: CLI }];
+  const baseline = process.env.BENCH_BASELINE_CLI;
+  if (baseline) {
+    if (!existsSync(baseline)) throw new Error(`BENCH_BASELINE_CLI=${baseline} does not exist: point it at another build's dist/cli.js`);
+    builds.push({ label: 'baseline', cli: baseline });
+  }
+  const rounds = Number(process.env.BENCH_ROUNDS) || (options.quick ? 3 : 5);
+  const override = process.env.BENCH_SIZES?.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  const sizes = override?.length ? override : options.quick ? [1000] : [1000, 10_000];
+  const rows: Record<string, string | number>[] = [];
+  for (const size of sizes) {
+    // A copy of the workspace per build, opened and searched once by it, so each starts on what it left.
+    const workspaces = new Map<Build, PreparedWorkspace>();
+    try {
+      for (const build of builds) {
+        const ws = await prepareSynthetic(size, options.log);
+        workspaces.set(build, ws);
+        options.log(`start: ${size} atoms, ${build.label}: first open`);
+        await firstSearch(build, ws, 'keep a value in range');
+      }
+      const times = new Map<Build, number[]>(builds.map((b) => [b, []]));
+      for (let round = 0; round < rounds; round++) {
+        for (const build of round % 2 === 0 ? builds : [...builds].reverse()) {
+          const t = await firstSearch(build, workspaces.get(build)!, `${QUERIES[round % QUERIES.length]} ${round}`);
+          times.get(build)!.push(t);
+          options.log(`start: ${size} atoms, ${build.label}, round ${round + 1}: ${ms(t)} ms`);
+        }
+      }
+      const ours = summarize(times.get(builds[0]!)!).p50;
+      const row: Record<string, string | number> = { atoms: size, 'this build: spawn → first search p50 ms': ms(ours), rounds };
+      if (builds[1]) {
+        const theirs = summarize(times.get(builds[1])!).p50;
+        row['baseline p50 ms'] = ms(theirs);
+        row['this/baseline'] = ratio(ours, theirs);
+      }
+      row['every round (this build)'] = times.get(builds[0]!)!.map(ms).join(', ');
+      if (builds[1]) row['every round (baseline)'] = times.get(builds[1])!.map(ms).join(', ');
+      if (size === 10_000) row.target = `${ours <= TARGET_10K_MS ? 'met' : 'MISSED'} (≤${TARGET_10K_MS} ms, issue 38)`;
+      rows.push(row);
+    } finally {
+      for (const ws of workspaces.values()) {
+        ws.remove();
+        rmSync(`${ws.dir}-cache`, { recursive: true, force: true });
+      }
+    }
+  }
+  return {
+    title: 'A start on an existing workspace: spawn → first semantic_search answer (stdio)',
+    rows,
+    notes: [
+      'Each build starts on its own copy of the workspace, which it opened and searched once before (so it left there what it keeps between sessions: for this build the full-text snapshot, .atomic/fulltext.bin). The query is a new one every round: the model process starts cold for it.',
+      'Builds alternate which one starts first each round; the figure is the p50 of the rounds.',
+    ],
+  };
+}
+
+/** Spawns `build`'s server on `ws`, asks one search at once, and returns spawn → answer in ms (then stops it). */
+async function firstSearch(build: Build, ws: PreparedWorkspace, query: string): Promise<number> {
+  const started = performance.now();
+  // The user cache folder stays the workspace's across starts (its secret seals what a start keeps).
+  const server = await connectStdio(process.execPath, [build.cli, 'serve', '--stdio', '--log-level', 'warn', '--workspace', ws.dir], { ATOMIC_CODING_CACHE_DIR: `${ws.dir}-cache` }, started);
+  try {
+    const answer = await timedCall(server.client, 'semantic_search', { query });
+    if (answer.isError) throw new Error(`${build.label}: semantic_search failed: ${answer.text.slice(0, 300)}`);
+    return performance.now() - started;
+  } finally {
+    await server.close();
+  }
+}
