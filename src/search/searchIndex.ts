@@ -188,6 +188,8 @@ export class SearchIndex implements Disposable {
   /** Whether the snapshot on disk holds the full-text index as it stands (lexicalSnapshot). */
   private lexicalSaved = false;
   private lexicalSaveTimer: NodeJS.Timeout | undefined;
+  /** The snapshot's write in progress, if any (close waits for it). */
+  private lexicalSaving: Promise<void> | undefined;
   private readonly vectors: VectorIndex;
   private readonly queue: EmbedQueue;
   private readonly progressEmitter = new Emitter<IndexProgress>();
@@ -508,7 +510,9 @@ export class SearchIndex implements Disposable {
     if (this.disposed) return;
     this.disposed = true;
     if (this.lexicalSaveTimer) clearTimeout(this.lexicalSaveTimer);
-    // Kept for the next start while the store is still open (the workspace closes it after).
+    // Kept for the next start while the store is still open (the workspace closes it after); a
+    // write already under way finishes first, and one for changes since comes after it.
+    await this.lexicalSaving;
     await this.saveLexical();
     // A full-text build in progress stops at its next slice (seconds of slices at 50,000 atoms).
     this.lexicalGeneration++;
@@ -684,8 +688,13 @@ export class SearchIndex implements Disposable {
     this.lexicalSaveTimer.unref?.();
   }
 
-  /** Writes the full-text index's snapshot unless the file holds it as it stands; never throws. */
-  private async saveLexical(): Promise<void> {
+  /** Writes the full-text index's snapshot unless the file holds it as it stands (one write at a time); never throws. */
+  private saveLexical(): Promise<void> {
+    this.lexicalSaving ??= this.writeLexical().finally(() => (this.lexicalSaving = undefined));
+    return this.lexicalSaving;
+  }
+
+  private async writeLexical(): Promise<void> {
     const snapshot = this.options.lexicalSnapshot;
     if (!snapshot || this.lexicalState !== 'loaded') return;
     this.takeLexicalChanges();
@@ -696,12 +705,12 @@ export class SearchIndex implements Disposable {
       return atom && atomFingerprint(atom);
     };
     this.lexicalSaved = true; // a change while it is written sets it back (takeLexicalChanges)
-    const bytes = await encodeLexicalSnapshot(this.lexical.state(), fingerprint, snapshot.seal, nextTurn);
-    if (!bytes) {
-      this.lexicalSaved = false;
-      return;
-    }
     try {
+      const bytes = await encodeLexicalSnapshot(this.lexical.state(), fingerprint, snapshot.seal, nextTurn);
+      if (!bytes) {
+        this.lexicalSaved = false;
+        return;
+      }
       // Derived data: replaced atomically, not fsynced (a short file after a power loss is not sealed, and is rebuilt).
       await writeFileAtomic(snapshot.file, bytes, 0o644, { durable: false });
     } catch (err) {
