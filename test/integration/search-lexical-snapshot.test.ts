@@ -6,7 +6,6 @@
  * is built as before.
  */
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -16,15 +15,9 @@ import type { SnapshotSeal } from '../../src/search/lexicalSnapshot.js';
 import { SearchIndex } from '../../src/search/searchIndex.js';
 import type { Logger } from '../../src/util/log.js';
 import { MemorySource } from '../fixtures/search-source.js';
+import { sealWith } from '../support/snapshotSeal.js';
 import { tempDir } from '../support/tmp.js';
 
-const sealWith =
-  (key: string): SnapshotSeal =>
-  (parts) => {
-    const mac = createHmac('sha256', key);
-    for (const part of parts) mac.update(part);
-    return mac.digest();
-  };
 
 const WORDS = ['orbit', 'lantern', 'harvest', 'glacier', 'compass', 'meadow', 'ember', 'harbor', 'quartz', 'thimble'];
 const atom = (i: number): AtomDraft => ({

@@ -6,21 +6,14 @@
  * not hold together leaves the index empty.
  */
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
 import { inspect, isDeepStrictEqual } from 'node:util';
 import type { Atom } from '../../src/atoms/model.js';
 import { LexicalIndex } from '../../src/search/lexical.js';
-import { atomFingerprint, decodeLexicalSnapshot, encodeLexicalSnapshot, type SnapshotSeal } from '../../src/search/lexicalSnapshot.js';
+import { atomFingerprint, decodeLexicalSnapshot, encodeLexicalSnapshot } from '../../src/search/lexicalSnapshot.js';
 import { generateAtoms } from '../bench/generate.js';
+import { sealWith } from '../support/snapshotSeal.js';
 
-const sealWith =
-  (key: string): SnapshotSeal =>
-  (parts) => {
-    const mac = createHmac('sha256', key);
-    for (const part of parts) mac.update(part);
-    return mac.digest();
-  };
 const SEAL = sealWith('this machine');
 
 const QUERIES = [
