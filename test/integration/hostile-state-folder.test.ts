@@ -40,7 +40,7 @@ async function openAndWrite(dir: string): Promise<AtomWorkspace> {
   return ws;
 }
 
-for (const file of ['atoms.journal', 'vectors.bin', 'text-tree', 'atoms.db', 'server.json', 'latest.js']) {
+for (const file of ['atoms.journal', 'vectors.bin', 'text-tree', 'atoms.db', 'server.json', 'latest.js', 'latest.js.map', 'fulltext.bin']) {
   test(`a committed .atomic/${file} linking outside the folder is removed, never written through`, async () => {
     const { dir, rc } = clone();
     mkdirSync(join(dir, '.atomic'));
@@ -59,6 +59,46 @@ for (const file of ['atoms.journal', 'vectors.bin', 'text-tree', 'atoms.db', 'se
     assert.ok(!existsSync(now) || !lstatSync(now).isSymbolicLink(), `${file} is gone or ours now`);
   });
 }
+
+test('a committed .atomic/fulltext.bin is not taken for the full-text index: only a snapshot sealed on this machine is', async () => {
+  const { dir } = clone();
+  const drafts = Array.from({ length: 1000 }, (_, i) => ({
+    name: `part_${i}`,
+    type: 'util' as const,
+    code: `function part_${i}(x) {\n  return x + ${i};\n}\n`,
+    description: i === 7 ? 'Polishes the brass lantern' : `Adds ${i} to a number`,
+  }));
+  const first = await AtomWorkspace.open(dir, { embeddings: new KeywordOnlyProvider() });
+  await first.upsertMany(drafts);
+  assert.equal((await first.search.search('brass lantern', { limit: 1, mode: 'lexical' })).hits[0]?.atom.name, 'part_7');
+  await first.close();
+  const file = join(dir, '.atomic', 'fulltext.bin');
+  const ours = readFileSync(file);
+  // Someone else's snapshot: well formed, but its seal cannot be this machine's (the committer
+  // does not have its secret); here, ours with its seal changed.
+  const theirs = Buffer.from(ours);
+  theirs[theirs.length - 1]! ^= 0xff;
+  writeFileSync(file, theirs);
+  const lines: string[] = [];
+  const log = { debug: (m: string) => lines.push(m), info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
+  const ws = await AtomWorkspace.open(dir, { embeddings: new KeywordOnlyProvider(), log });
+  try {
+    assert.equal((await ws.search.search('brass lantern', { limit: 1, mode: 'lexical' })).hits[0]?.atom.name, 'part_7');
+    assert.ok(lines.some((l) => /full-text snapshot was not used \(not sealed on this machine/.test(l)), lines.join('\n'));
+  } finally {
+    await ws.close();
+  }
+  // Closed, the workspace wrote its own again, and the next open takes it.
+  assert.ok(!readFileSync(file).equals(theirs));
+  lines.length = 0;
+  const again = await AtomWorkspace.open(dir, { embeddings: new KeywordOnlyProvider(), log });
+  try {
+    assert.equal((await again.search.search('brass lantern', { limit: 1, mode: 'lexical' })).hits[0]?.atom.name, 'part_7');
+    assert.ok(lines.some((l) => /full-text index restored from its snapshot, 0 atoms indexed again/.test(l)), lines.join('\n'));
+  } finally {
+    await again.close();
+  }
+});
 
 test('a dangling .atomic/.gitignore link does not create its target', async () => {
   const { dir, home } = clone();
