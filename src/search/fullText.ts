@@ -15,10 +15,10 @@
  * marks it discarded and counts its postings in document frequencies until a vacuum.
  */
 import SearchableMap from 'minisearch/SearchableMap';
+import { releaseBuffer } from '../util/release.js';
 
 /** MiniSearch's radix tree node: edges to nodes below, and '' to the value (a term id) of a key that ends here. */
 type RadixTree = SearchableMap<number>['_tree'];
-import { releaseBuffer } from '../util/release.js';
 
 export interface FullTextOptions {
   /** The fields in the order they are scored; a document gives one text per field. */

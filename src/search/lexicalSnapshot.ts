@@ -42,7 +42,7 @@ interface Header {
   indexing: string;
   /** The full-text state but its large parts (the sections and the arrays). */
   state: Omit<FullTextState, 'terms' | 'docs' | 'lists' | 'postings' | 'fieldLengths'>;
-  /** Bytes of each JSON section after the header, in SECTIONS' order. */
+  /** Bytes of each JSON section after the header, in `Sections`' order. */
   sections: number[];
   /** Lengths of the three Int32 arrays after the sections. */
   arrays: [lists: number, postings: number, fieldLengths: number];
@@ -126,8 +126,9 @@ export async function decodeLexicalSnapshot(bytes: Buffer, seal: SnapshotSeal, t
     const arrays = header.arrays.map((count) => {
       const end = at + count * 4;
       if (!(Number.isInteger(count) && count >= 0 && end <= body.length)) throw new Error('cut short');
-      // A copy: the file's buffer need not start on a multiple of 4.
-      const array = new Int32Array(body.buffer.slice(body.byteOffset + at, body.byteOffset + end));
+      // A view where the file's bytes start on a multiple of 4 (restore copies them out); else a copy.
+      const offset = body.byteOffset + at;
+      const array = offset % 4 === 0 ? new Int32Array(body.buffer, offset, count) : new Int32Array(body.buffer.slice(offset, offset + count * 4));
       at = end;
       return array;
     });

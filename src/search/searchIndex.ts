@@ -651,7 +651,6 @@ export class SearchIndex implements Disposable {
       return false;
     }
     if (generation !== this.lexicalGeneration) return false;
-    await nextTurn();
     const decoded = await decodeLexicalSnapshot(bytes, snapshot.seal, nextTurn);
     if (generation !== this.lexicalGeneration) return false;
     if (typeof decoded === 'string') {
