@@ -21,7 +21,7 @@ import { Emitter, type Disposable } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
 import { isProgramAtom, type Atom } from '../atoms/model.js';
-import { IncrementalBundler, type AtomLookup, type BundlePlan } from './bundler.js';
+import { IncrementalBundler, prologueBytes, type AtomLookup, type BundlePlan } from './bundler.js';
 import { MissingCallCheck, missingCallsMessage } from './missingCalls.js';
 import { SourceMapEncoder, sourceMappingLine, type SourceMapSources } from './sourceMap.js';
 
@@ -444,9 +444,7 @@ export class Builder {
           return;
         }
       }
-      const first = plan.parts[0]!;
-      const second = plan.parts[1]!;
-      const firstLine = first.kind === 'bytes' && second.kind === 'bytes' ? countNewlines(first.bytes) + countNewlines(second.bytes) : 0;
+      const firstLine = prologueBytes(plan).reduce((lines, bytes) => lines + countNewlines(bytes), 0);
       const encoder = new SourceMapEncoder(plan.atoms, firstLine, this.mapSources(mapPath), basename(mapPath).replace(/\.map$/, ''));
       // Through a buffer of its own, 64 KiB at a time: the map is never whole in memory.
       const buffer = (this.mapBuffer ??= Buffer.allocUnsafeSlow(64 * 1024));

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runInNewContext } from 'node:vm';
-import { assemble, createBundle, IncrementalBundler } from '../../src/bundle/bundler.js';
+import { assemble, createBundle, IncrementalBundler, type BundlePlan } from '../../src/bundle/bundler.js';
 import { bootAtom, findEntryPoint } from '../../src/atoms/boot.js';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { validateDraft } from '../../src/atoms/validate.js';
@@ -119,12 +119,13 @@ test('a build encodes only the atoms changed since the bundle written last, and 
   const bundler = new IncrementalBundler(true);
   const at = new Date('2026-02-08T12:00:00Z');
   const full = () => createBundle([...many.values()], at).code;
-  const kinds = (parts: readonly { kind: string }[]) => parts.map((p) => p.kind).join(' ');
+  // The parts after the header's (the prologue's bytes).
+  const kinds = (plan: BundlePlan) => plan.parts.slice(plan.prologue).map((p) => p.kind).join(' ');
   // Compared without printing 200 KB on a failure.
   const same = (bytes: Buffer, when: string) => assert.ok(bytes.toString('utf8') === full(), `latest.js differs from a full build ${when}`);
   // Nothing written yet: every atom is encoded, in one run.
   const first = bundler.bundle(source, at);
-  assert.equal(kinds(first.parts), 'bytes bytes atoms bytes');
+  assert.equal(kinds(first), 'atoms bytes');
   let written = assemble(first);
   same(written, 'at first');
   bundler.written(first);
@@ -133,7 +134,7 @@ test('a build encodes only the atoms changed since the bundle written last, and 
   many.set('helper_1000', helper('helper_1000', 'x /* edited */'));
   bundler.noteChanged('helper_1000');
   const edited = bundler.bundle(source, at);
-  assert.equal(kinds(edited.parts), 'bytes bytes copy atoms copy bytes');
+  assert.equal(kinds(edited), 'copy atoms copy bytes');
   const atoms = edited.parts.find((p) => p.kind === 'atoms');
   assert.deepEqual(atoms, { kind: 'atoms', from: 1000, to: 1001 });
   written = assemble(edited, written);
@@ -145,7 +146,7 @@ test('a build encodes only the atoms changed since the bundle written last, and 
   many.set(added.name, added);
   bundler.noteAdded(added);
   const grown = bundler.bundle(source, at);
-  assert.equal(kinds(grown.parts), 'bytes bytes copy atoms copy bytes');
+  assert.equal(kinds(grown), 'copy atoms copy bytes');
   // The plan says how its order differs from the one handed out before, so the store need not compare them.
   assert.equal(edited.orderChange, undefined, 'an edit moves nothing');
   assert.equal(grown.orderChange?.base, edited.order, 'the change is from the order handed out before, that very list');
@@ -160,11 +161,11 @@ test('a build encodes only the atoms changed since the bundle written last, and 
   // last, and encodes what changed since that one.
   many.set('helper_0002', helper('helper_0002', 'x * 2'));
   bundler.noteChanged('helper_0002');
-  assert.equal(kinds(bundler.bundle(source, at).parts), 'bytes bytes copy atoms copy bytes');
+  assert.equal(kinds(bundler.bundle(source, at)), 'copy atoms copy bytes');
   many.set('helper_0004', helper('helper_0004', 'x * 4'));
   bundler.noteChanged('helper_0004');
   const next = bundler.bundle(source, at);
-  assert.equal(kinds(next.parts), 'bytes bytes copy atoms copy atoms copy bytes');
+  assert.equal(kinds(next), 'copy atoms copy atoms copy bytes');
   written = assemble(next, written);
   same(written, 'after a plan that was not written');
   bundler.written(next);
@@ -174,7 +175,7 @@ test('a build encodes only the atoms changed since the bundle written last, and 
   many.set('helper_0003', helper('helper_0003', 'x * 3'));
   bundler.noteChanged('helper_0003');
   const afresh = bundler.bundle(source, at);
-  assert.equal(kinds(afresh.parts), 'bytes bytes atoms bytes');
+  assert.equal(kinds(afresh), 'atoms bytes');
   same(assemble(afresh), 'after forgetting the bundle written');
 
   // Two atoms added between builds: no change is claimed (the store compares the lists).
@@ -193,4 +194,49 @@ test('a build encodes only the atoms changed since the bundle written last, and 
   assert.equal(shrunk.orderChange?.base, twice.order);
   assert.deepEqual({ ...shrunk.orderChange!.change, at: undefined }, { from: twice.order.length, at: undefined, removed: 1, added: [] });
   assert.equal(twice.order[shrunk.orderChange!.change.at], 'helper_0700_b');
+});
+
+test('atoms added and removed one by one, first, last, in between and down to none: the kept order line is a full build\'s', () => {
+  const live = new Map<string, Atom>();
+  const source = { get size() { return live.size; }, get: (n: string) => live.get(n), all: () => [...live.values()] };
+  const bundler = new IncrementalBundler(true);
+  const at = new Date('2026-02-08T12:00:00Z');
+  let written: Buffer | undefined;
+  const build = (when: string) => {
+    const plan = bundler.bundle(source, at);
+    written = assemble(plan, written);
+    bundler.written(plan);
+    const full = createBundle([...live.values()], at).code;
+    assert.ok(written.toString('utf8') === full, `latest.js differs from a full build ${when}:\n${written.toString('utf8').split('\n')[3]}\n${full.split('\n')[3]}`);
+  };
+  const add = (name: string, dependencies: string[] = []) => {
+    const atom = toAtom({ name, type: 'util', code: `function ${name}() {\n  return 1;\n}`, dependencies });
+    live.set(name, atom);
+    bundler.noteAdded(atom);
+    build(`after adding ${name}`);
+  };
+  const remove = (name: string) => {
+    live.delete(name);
+    bundler.noteRemoved(name);
+    build(`after removing ${name}`);
+  };
+  const edit = (name: string) => {
+    live.set(name, toAtom({ name, type: 'util', code: `function ${name}() {\n  return 2;\n}` }));
+    bundler.noteChanged(name);
+    build(`after editing ${name}`);
+  };
+  build('empty');
+  add('mmm'); // into an empty line
+  add('aaa'); // first
+  add('zzz'); // last
+  add('ggg'); // between
+  add('bbb', ['zzz']); // after its dependency: last
+  edit('mmm'); // moved by the atoms added before it
+  remove('aaa'); // the first
+  remove('bbb'); // the last
+  remove('ggg'); // between
+  remove('mmm');
+  remove('zzz'); // the only one
+  add('kkk');
+  edit('kkk');
 });
