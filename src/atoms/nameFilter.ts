@@ -96,3 +96,90 @@ export function wordFilter(atom: Pick<Atom, 'code'>): string {
   }
   return filter;
 }
+
+/**
+ * Every atom's filter at once, bit-sliced: for each of the filter's 512 bits, a row holding that bit
+ * of every atom (one bit a slot). The atoms that may name a given name are the AND of its three bits'
+ * rows, ~1,600 words at 50,000 atoms, where asking each atom's filter (a WeakMap lookup and a test
+ * each) took ~10 ms of every creation there. 64 bytes an atom (512 bits), and no filter kept per atom.
+ * Whoever holds the atoms keeps it up to date (`set`, `delete`).
+ */
+export class NameFilterIndex {
+  private readonly slots = new Map<string, number>();
+  /** The atom in each slot; undefined: free. */
+  private held: (Atom | undefined)[] = [];
+  private readonly free: number[] = [];
+  /** 32-bit words a row: room for `stride * 32` slots. */
+  private stride = 0;
+  private rows = new Uint32Array(0);
+
+  constructor(atoms: Iterable<Atom> = []) {
+    for (const atom of atoms) this.set(atom);
+  }
+
+  get size(): number {
+    return this.slots.size;
+  }
+
+  /** `atom` added, or in place of the atom of its name. */
+  set(atom: Atom): void {
+    let slot = this.slots.get(atom.name);
+    if (slot === undefined) {
+      slot = this.free.pop() ?? this.held.length;
+      if (slot >= this.stride * 32) this.grow();
+      this.slots.set(atom.name, slot);
+    } else this.clear(slot);
+    this.held[slot] = atom;
+    const filter = codeFilter(atom.code);
+    const word = slot >>> 5;
+    const bit = 1 << (slot & 31);
+    for (let unit = 0; unit < UNITS; unit++) {
+      for (let v = filter.charCodeAt(unit); v !== 0; v &= v - 1) {
+        const row = unit * 16 + (31 - Math.clz32(v & -v));
+        this.rows[row * this.stride + word]! |= bit;
+      }
+    }
+  }
+
+  delete(name: string): void {
+    const slot = this.slots.get(name);
+    if (slot === undefined) return;
+    this.clear(slot);
+    this.slots.delete(name);
+    this.held[slot] = undefined;
+    this.free.push(slot);
+  }
+
+  /** The atoms whose code may name one of `names` (every one that does, and a few that do not), sorted by name. */
+  mayName(names: readonly string[]): Atom[] {
+    const out: Atom[] = [];
+    const stride = this.stride;
+    const rows = this.rows;
+    const probes = names.map(nameProbe);
+    for (let word = 0; word < stride; word++) {
+      let any = 0;
+      for (const h of probes) {
+        let all = -1;
+        for (let k = 0; k < 3; k++) all &= rows[((h >>> (k * 9)) & 511) * stride + word]!;
+        any |= all;
+      }
+      for (let v = any; v !== 0; v &= v - 1) out.push(this.held[word * 32 + (31 - Math.clz32(v & -v))]!);
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  private clear(slot: number): void {
+    const word = slot >>> 5;
+    const keep = ~(1 << (slot & 31));
+    for (let row = 0; row < 512; row++) this.rows[row * this.stride + word]! &= keep;
+  }
+
+  /** Twice the room (at least 32 slots), every row copied to its new place. */
+  private grow(): void {
+    const stride = Math.max(1, this.stride * 2);
+    const rows = new Uint32Array(512 * stride);
+    for (let row = 0; row < 512; row++) rows.set(this.rows.subarray(row * this.stride, (row + 1) * this.stride), row * stride);
+    this.rows = rows;
+    this.stride = stride;
+  }
+}

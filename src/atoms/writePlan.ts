@@ -30,6 +30,11 @@ export interface WriteReader {
   dependencyMap(): DependencyMap;
   /** Atoms that list `name` as a dependency, sorted. */
   dependents(name: string): string[];
+  /**
+   * The atoms whose code may name one of `names`, sorted by name: a superset of those that do, to
+   * read instead of every atom (the store keeps them indexed, nameFilter.ts). Absent: every atom.
+   */
+  mayName?(names: readonly string[]): readonly Atom[];
   /** Names of atoms that were deleted and not re-created (only read when a refusal names one). */
   deletedAtoms?(): { name: string }[];
 }
@@ -93,7 +98,7 @@ function planSave(atoms: WriteReader, drafts: readonly AtomDraft[], deletes: rea
     // bundle never calls a missing function.
     if (!atoms.has(name)) throw errors.notFound(name);
     const users = new Set(atoms.dependents(name));
-    for (const caller of codeCallers(atoms.all(), name)) users.add(caller);
+    for (const caller of codeCallers(atoms.mayName?.([name]) ?? atoms.all(), name)) users.add(caller);
     for (const user of users) {
       const atom = atoms.get(user);
       if (atom?.type !== 'test' || deletes.includes(user)) continue;
@@ -116,7 +121,7 @@ function planSave(atoms: WriteReader, drafts: readonly AtomDraft[], deletes: rea
     const lists = new Map<string, readonly string[]>();
     for (const { draft } of completed) if (Array.isArray(draft.dependencies)) lists.set(draft.name, draft.dependencies);
     const graph: GraphLookup = { get: (n) => lists.get(n) ?? stored.get(n), has: (n) => lists.has(n) || stored.has(n) };
-    link = callersToLink(created, atoms.all(), graph, names);
+    link = callersToLink(created, atoms.mayName?.(created) ?? atoms.all(), graph, names);
   }
   return {
     upserts: completed.map((c) => c.draft),
@@ -214,7 +219,7 @@ export function planRename(
     throw errors.invalid(`an atom named "${newName}" already exists: choose another new_name, or delete or rename that atom first`);
   }
   const callers = new Set(atoms.dependents(name));
-  for (const c of codeCallers(atoms.all(), name)) callers.add(c);
+  for (const c of codeCallers(atoms.mayName?.([name]) ?? atoms.all(), name)) callers.add(c);
   const renamed = { ...draftOfAtom(atom), name: newName, code: rewrite(atom, name, newName, true) };
   const drafts: AtomDraft[] = [renamed];
   for (const callerName of [...callers].sort()) {

@@ -244,6 +244,11 @@ export class AtomStore implements AtomReader, Disposable {
     return this.model.dependents(name);
   }
 
+  /** The atoms whose code may name one of `names` (a few more than do: read their code), sorted by name. */
+  mayName(names: readonly string[]): readonly Atom[] {
+    return this.model.mayName(names);
+  }
+
   lastBuild(): BuildRecord | undefined {
     return this.builds.last;
   }

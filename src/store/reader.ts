@@ -42,6 +42,8 @@ export interface AtomReader {
   dependencyMap(): DependencyMap;
   /** Atoms that list `name` as a dependency, sorted. */
   dependents(name: string): string[];
+  /** The atoms whose code may name one of `names` (a few more than do: read their code), sorted by name. */
+  mayName(names: readonly string[]): readonly Atom[];
   /** Every stored version of an atom, newest first (deleted atoms keep theirs). */
   history(name: string): AtomVersion[];
   /** Names of atoms that were deleted and not re-created, with their last version, newest first. */
@@ -87,6 +89,7 @@ export function readerOf(store: AtomReader): AtomReader {
     countByType: () => store.countByType(),
     dependencyMap: () => store.dependencyMap(),
     dependents: (name: string) => store.dependents(name),
+    mayName: (names: readonly string[]) => store.mayName(names),
     history: (name: string) => store.history(name),
     deletedAtoms: () => store.deletedAtoms(),
     lastBuild: () => store.lastBuild(),

@@ -182,7 +182,7 @@ export class AtomLanguageFeatures implements vscode.Disposable {
     const workspace = this.workspace;
     if (!workspace) return [];
     const out: vscode.Location[] = [];
-    for (const caller of codeCallers(workspace.atoms.all(), name)) {
+    for (const caller of codeCallers(workspace.atoms.mayName([name]), name)) {
       const atom = workspace.atoms.get(caller);
       const t = atom && this.textOf(atom, kind);
       if (!t) continue;
@@ -320,7 +320,7 @@ export class AtomLanguageFeatures implements vscode.Disposable {
     if (!NAME_PATTERN.test(to)) throw new Error(`"${to}" is not an atom name: lowercase letters, digits and underscores, starting with a letter`);
     if (to === t.atom.name) return new vscode.WorkspaceEdit();
     if (workspace.atoms.has(to)) throw new Error(`an atom named ${to} exists already`);
-    const callers = codeCallers(workspace.atoms.all(), t.atom.name);
+    const callers = codeCallers(workspace.atoms.mayName([t.atom.name]), t.atom.name);
     const edit = new vscode.WorkspaceEdit();
     edit.renameFile(atomUri(t.atom.name), atomUri(to), { overwrite: false }, {
       needsConfirmation: false,

@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { codeCallers } from '../../src/atoms/calls.js';
-import { codeFilter, mayName, nameProbe } from '../../src/atoms/nameFilter.js';
+import { codeFilter, mayName, NameFilterIndex, nameProbe } from '../../src/atoms/nameFilter.js';
+import type { Atom } from '../../src/atoms/model.js';
 import { generateAtoms } from '../bench/generate.js';
 
 test('every name-like word of the code passes the filter: nothing that names an atom is ever skipped', () => {
@@ -57,4 +58,36 @@ test('callers found through the filter are those a plain search finds', () => {
     if (found.length > 0) withCallers++;
   }
   assert.ok(withCallers > 10, `${withCallers} of the sampled atoms have callers`);
+});
+
+test('the bit-sliced index answers as every atom\'s own filter, through adds, edits and deletes', () => {
+  const toAtom = (a: { name: string; code: string }) => ({ ...a }) as unknown as Atom;
+  const drafts = generateAtoms(300, 5).atoms;
+  const live = new Map<string, Atom>();
+  const index = new NameFilterIndex();
+  const check = (when: string) => {
+    const all = [...live.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+    // A name of an atom, one of none, and a batch of several.
+    for (const names of [[drafts[7]!.name], ['no_such_atom_here'], drafts.slice(20, 70).map((d) => d.name)]) {
+      const probes = names.map(nameProbe);
+      const expected = all.filter((a) => probes.some((p) => mayName(a, p))).map((a) => a.name);
+      assert.deepEqual(index.mayName(names).map((a) => a.name), expected, `${when}: ${names.length} name(s)`);
+    }
+    assert.equal(index.size, live.size);
+  };
+  const put = (atom: Atom) => (live.set(atom.name, atom), index.set(atom));
+  for (const d of drafts.slice(0, 100)) put(toAtom(d)); // past the first rows' room: grown
+  check('after adds');
+  for (const d of drafts.slice(0, 100).filter((_, i) => i % 3 === 0)) {
+    live.delete(d.name);
+    index.delete(d.name);
+  }
+  check('after deletes');
+  for (const d of drafts.slice(100, 300)) put(toAtom(d)); // reuses the freed slots, then grows
+  // An edit takes the old code's words out: a caller that stops calling is no longer a candidate.
+  const caller = [...live.values()].find((a) => index.mayName([drafts[7]!.name]).includes(a) && a.name !== drafts[7]!.name);
+  if (caller) put(toAtom({ name: caller.name, code: 'function x() {\n  return 1;\n}' }));
+  check('after more adds and an edit');
+  index.delete('never_there');
+  check('after deleting a name it never held');
 });
