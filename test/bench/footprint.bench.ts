@@ -24,7 +24,7 @@ import { GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
 import { loadSqlJs } from '../../src/store/sqlite.js';
 import { CLI, connectStdio, paired, peakResidentBytes, residentBytes, timedCall, type Connected } from './harness.js';
 import { bytes, ms, ratio, summarize, type BenchOptions, type BenchSection } from './report.js';
-import { seeded } from './generate.js';
+import { newAtom, seeded } from './generate.js';
 import { prepareSynthetic, prepareUpgraded } from './syntheticWorkspaces.js';
 import type { PreparedWorkspace } from './workspaces.js';
 import { NODE_FLAGS } from '../../src/util/nodeFlags.js';
@@ -42,7 +42,8 @@ const TARGETS: Record<number, { peak?: number; open?: number; footprint?: number
   10_000: { open: 200, peak: 300, footprint: 500, disk: 50, startMs: 400 },
   50_000: { peak: 600, openMs: 2000 },
 };
-const LARGE = { readRatio: 2, searchP50: 150, upsertP50: 60 };
+/** Issue 15's targets at 50,000 atoms, and issue 36's for a creation there. */
+const LARGE = { readRatio: 2, searchP50: 150, upsertP50: 60, createP50: 60 };
 
 interface Build {
   label: string;
@@ -112,7 +113,7 @@ export default async function footprintBench(options: BenchOptions): Promise<Ben
             title: 'Round trips at 50,000 atoms (stdio)',
             rows: large,
             notes: [
-              `targets (issue 15): read_atoms of 5 ≤ ${LARGE.readRatio}× the no-op, semantic_search p50 ≤ ${LARGE.searchP50} ms, upsert_atom p50 ≤ ${LARGE.upsertP50} ms.`,
+              `targets (issue 15): read_atoms of 5 ≤ ${LARGE.readRatio}× the no-op, semantic_search p50 ≤ ${LARGE.searchP50} ms, upsert_atom (an update) p50 ≤ ${LARGE.upsertP50} ms; (issue 36) a creation p50 ≤ ${LARGE.createP50} ms.`,
               'Each call is timed right after a no-op call on the same server (interleaved), so the ratio holds under load from other processes.',
             ],
           },
@@ -201,6 +202,14 @@ async function roundTrips(server: Connected, ws: PreparedWorkspace, size: number
       },
       check: (p50: number) => p50 <= LARGE.upsertP50,
       target: `≤${LARGE.upsertP50} ms`,
+    },
+    {
+      // A new atom that calls an existing one: the bundle's order changes, its callers are looked for.
+      label: 'upsert_atom (creation)',
+      name: 'upsert_atom',
+      args: (i: number) => ({ ...newAtom(`bench_created_atom_${i}`, atoms[i % atoms.length]!.name) }),
+      check: (p50: number) => p50 <= LARGE.createP50,
+      target: `≤${LARGE.createP50} ms (issue 36)`,
     },
   ];
   const rows: Record<string, string | number>[] = [];

@@ -5,11 +5,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeSync, openSync, readdirSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assemble, createBundle, IncrementalBundler, type BundlePlan } from '../../src/bundle/bundler.js';
 import { bootAtom } from '../../src/atoms/boot.js';
-import { writeFileAtomic } from '../../src/util/atomicFile.js';
+import { replaceFile, writeFileAtomic } from '../../src/util/atomicFile.js';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { validateDraft } from '../../src/atoms/validate.js';
 import { AtomWorkspace } from '../../src/workspace.js';
@@ -200,6 +200,26 @@ test('a replaced file is freed after the write: a reader that has it open reads 
   } finally {
     closeSync(reader);
   }
+  assert.deepEqual(readdirSync(folder), ['latest.js']);
+});
+
+test('a replacement that fails after the old file was moved aside puts the old file back', async () => {
+  const folder = tempDir();
+  const file = join(folder, 'latest.js');
+  const later = { durable: false, freeOldLater: () => {} };
+  await writeFileAtomic(file, 'old', 0o644, later);
+  // The new file's temp name is taken away before it can be renamed: the second rename fails.
+  const failing = replaceFile(
+    file,
+    async (out) => {
+      await out.writeFile('new');
+      for (const name of readdirSync(folder)) if (name !== 'latest.js') unlinkSync(join(folder, name));
+    },
+    0o644,
+    later,
+  );
+  await assert.rejects(failing, /ENOENT/);
+  assert.equal(readFileSync(file, 'utf8'), 'old');
   assert.deepEqual(readdirSync(folder), ['latest.js']);
 });
 
