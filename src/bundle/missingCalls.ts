@@ -33,10 +33,11 @@ export class MissingCallCheck {
   private generation = 0;
   private mentions: RegExp | undefined;
 
-  /** Callers of deleted atoms (names in `deleted` that no atom in `atoms` has now), by caller. */
-  find(atoms: readonly Atom[], deleted: ReadonlySet<string>, isLive: (name: string) => boolean): MissingCall[] {
+  /** Callers of deleted atoms (names in `deleted` that no atom has now), by caller; `all` is asked only when there are some. */
+  find(all: () => readonly Atom[], deleted: ReadonlySet<string>, isLive: (name: string) => boolean): MissingCall[] {
     const gone = [...deleted].filter((n) => !isLive(n)).sort();
     if (gone.length === 0) return [];
+    const atoms = all();
     const key = gone.join(',');
     if (key !== this.deletedKey) {
       this.deletedKey = key;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runInNewContext } from 'node:vm';
-import { assemble, createBundle, IncrementalBundler, type BundlePlan } from '../../src/bundle/bundler.js';
+import { assemble, createBundle, IncrementalBundler, spliceBlocks, type BundlePlan } from '../../src/bundle/bundler.js';
 import { bootAtom, findEntryPoint } from '../../src/atoms/boot.js';
 import type { Atom, AtomDraft } from '../../src/atoms/model.js';
 import { validateDraft } from '../../src/atoms/validate.js';
@@ -239,4 +239,71 @@ test('atoms added and removed one by one, first, last, in between and down to no
   remove('zzz'); // the only one
   add('kkk');
   edit('kkk');
+});
+
+test('an order line of many blocks: names put in and taken out at its ends, across a block\'s edge and until a block splits', () => {
+  const live = new Map<string, Atom>();
+  const source = { get size() { return live.size; }, get: (n: string) => live.get(n), all: () => [...live.values()] };
+  const make = (name: string) => toAtom({ name, type: 'util', code: `function ${name}() {\n  return 1;\n}` });
+  const long = (i: number, tail = '') => `atom_with_a_rather_long_name_for_the_line_${String(i).padStart(4, '0')}${tail}`;
+  for (let i = 0; i < 2000; i++) live.set(long(i), make(long(i))); // ~100 KB of names: two blocks
+  const bundler = new IncrementalBundler(true);
+  const at = new Date('2026-02-08T12:00:00Z');
+  let written: Buffer | undefined;
+  const build = (when: string) => {
+    const plan = bundler.bundle(source, at);
+    written = assemble(plan, written);
+    bundler.written(plan);
+    assert.ok(written.toString('utf8') === createBundle([...live.values()], at).code, `latest.js differs from a full build ${when}`);
+    return plan.prologue;
+  };
+  const add = (name: string) => {
+    const atom = make(name);
+    live.set(name, atom);
+    bundler.noteAdded(atom);
+  };
+  const remove = (name: string) => {
+    live.delete(name);
+    bundler.noteRemoved(name);
+  };
+  assert.ok(build('at first') >= 4, 'the names are in more than one block');
+  add('a_first_of_all');
+  add('zz_last_of_all');
+  build('after adding at both ends');
+  // Around the first block's edge (64 KiB: about the 1,250th name), then many into one block until it splits.
+  for (let i = 1240; i < 1260; i += 2) remove(long(i));
+  for (let i = 0; i < 1700; i++) add(long(10, `_more_${String(i).padStart(4, '0')}`));
+  const prologue = build('after removing across an edge and growing one block');
+  assert.ok(prologue >= 5, `the grown block was split (${prologue - 3} blocks)`);
+  remove('a_first_of_all');
+  remove('zz_last_of_all');
+  build('after removing both ends');
+});
+
+test('spliceBlocks replaces bytes across blocks as one buffer would, and shares the blocks it does not touch', () => {
+  let seed = 11;
+  const random = (n: number) => Math.floor(((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * n);
+  for (let round = 0; round < 300; round++) {
+    const whole = Buffer.from(Array.from({ length: random(300_000) }, (_, i) => 97 + (i % 26)));
+    const blocks: Buffer[] = [];
+    for (let at = 0; at < whole.length; ) {
+      const size = 1 + random(100_000);
+      blocks.push(whole.subarray(at, at + size));
+      at += size;
+    }
+    const start = random(whole.length + 1);
+    const count = random(Math.min(200, whole.length - start + 1));
+    const inserted = Buffer.from('x'.repeat(random(3) === 0 ? 0 : random(150_000)));
+    const out = spliceBlocks(blocks, start, count, inserted)!;
+    const expected = Buffer.concat([whole.subarray(0, start), inserted, whole.subarray(start + count)]);
+    assert.ok(Buffer.concat(out).equals(expected), `round ${round}: ${blocks.length} blocks, start ${start}, count ${count}, inserted ${inserted.length}`);
+    assert.ok(out.every((b) => b.length > 0), 'no empty block');
+    // The blocks wholly before the change and wholly after it are the very same objects.
+    const ends = blocks.map((_, i) => blocks.slice(0, i + 1).reduce((n, x) => n + x.length, 0));
+    const before = blocks.filter((_, i) => ends[i]! < start);
+    const after = blocks.filter((b, i) => ends[i]! - b.length > start + count);
+    assert.deepEqual(out.slice(0, before.length).map((b) => blocks.indexOf(b)), before.map((_, i) => i), 'blocks before are shared');
+    assert.ok(after.every((b, i) => out[out.length - after.length + i] === b), 'blocks after are shared');
+    assert.equal(spliceBlocks(blocks, whole.length, 1, inserted), undefined, 'past the end');
+  }
 });
