@@ -273,7 +273,12 @@ export class IncrementalBundler {
    */
   written(plan: BundlePlan): void {
     const firstAt = prologueBytes(plan).reduce((sum, bytes) => sum + bytes.length, 0);
-    this.last = { order: plan.order, atoms: this.laid.slice(), lengths: plan.lengths, firstAt };
+    // The layout copied into the array of the bundle written before (read by nobody from now on):
+    // a new array of 50,000 atoms a build was ~2 ms of fresh pages.
+    const atoms = this.last?.atoms ?? [];
+    atoms.length = this.laid.length;
+    for (let i = 0; i < this.laid.length; i++) atoms[i] = this.laid[i]!;
+    this.last = { order: plan.order, atoms, lengths: plan.lengths, firstAt };
     this.dirty.clear();
   }
 
@@ -354,7 +359,7 @@ export class IncrementalBundler {
       if (count <= 0) return;
       const start = starts[from]!;
       const end = starts[from + count]!;
-      for (let k = 0; k < count; k++) lengths[at + k] = last.lengths[from + k]!;
+      lengths.set(last.lengths.subarray(from, from + count), at);
       const tail = parts.at(-1);
       if (tail?.kind === 'copy' && tail.end === start) tail.end = end;
       else parts.push({ kind: 'copy', start, end });
@@ -375,10 +380,17 @@ export class IncrementalBundler {
     // looked up by name only when that does not find it.
     const old = last.atoms;
     let j = 0;
+    const laid = this.laid;
     for (let i = 0; i < n; i++) {
-      const atom = this.laid[i]!;
-      if (old[j] === atom) copy(i, j++, 1);
-      else if (old[j + 1] === atom) {
+      const atom = laid[i]!;
+      if (old[j] === atom) {
+        // A run of atoms where they were, in one copy: at 50,000 atoms a call a position was ~4 ms a build.
+        let run = 1;
+        while (i + run < n && old[j + run] === laid[i + run]) run++;
+        copy(i, j, run);
+        i += run - 1;
+        j += run;
+      } else if (old[j + 1] === atom) {
         // The atom at j is gone.
         copy(i, j + 1, 1);
         j += 2;

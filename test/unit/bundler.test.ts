@@ -283,8 +283,8 @@ test('an order line of many blocks: names put in and taken out at its ends, acro
 test('spliceBlocks replaces bytes across blocks as one buffer would, and shares the blocks it does not touch', () => {
   let seed = 11;
   const random = (n: number) => Math.floor(((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * n);
-  for (let round = 0; round < 300; round++) {
-    const whole = Buffer.from(Array.from({ length: random(300_000) }, (_, i) => 97 + (i % 26)));
+  for (let round = 0; round < 200; round++) {
+    const whole = Buffer.alloc(random(300_000), 'abcdefghijklmnopqrstuvwxyz');
     const blocks: Buffer[] = [];
     for (let at = 0; at < whole.length; ) {
       const size = 1 + random(100_000);
@@ -299,7 +299,8 @@ test('spliceBlocks replaces bytes across blocks as one buffer would, and shares 
     assert.ok(Buffer.concat(out).equals(expected), `round ${round}: ${blocks.length} blocks, start ${start}, count ${count}, inserted ${inserted.length}`);
     assert.ok(out.every((b) => b.length > 0), 'no empty block');
     // The blocks wholly before the change and wholly after it are the very same objects.
-    const ends = blocks.map((_, i) => blocks.slice(0, i + 1).reduce((n, x) => n + x.length, 0));
+    let sum = 0;
+    const ends = blocks.map((b) => (sum += b.length));
     const before = blocks.filter((_, i) => ends[i]! < start);
     const after = blocks.filter((b, i) => ends[i]! - b.length > start + count);
     assert.deepEqual(out.slice(0, before.length).map((b) => blocks.indexOf(b)), before.map((_, i) => i), 'blocks before are shared');
