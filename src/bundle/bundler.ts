@@ -181,6 +181,8 @@ export class IncrementalBundler {
    * undefined: render it again.
    */
   private names: OrderNames | undefined;
+  /** `names` was patched since the last build: a second change before the next build renders it again. */
+  private namesPatched = false;
   /** `order` as builds hand it out: a frozen copy, the same while the order stands. */
   private published: readonly string[] | undefined;
   /**
@@ -311,6 +313,7 @@ export class IncrementalBundler {
     }
     const { entry, count, boot } = this.rendered;
     const names = (this.names ??= renderNames(order));
+    this.namesPatched = false;
     const head = Buffer.from(`// === Atomic Coding Bundle ===\n// Generated: ${generatedAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}\n`);
     let orderChange: BundlePlan['orderChange'];
     if (this.published === undefined) {
@@ -440,7 +443,12 @@ export class IncrementalBundler {
         ? { base, change: { from: base.length, at, removed: added ? 0 : 1, added: added ? [added.name] : [] } }
         : null;
     this.rendered = undefined;
-    this.names = this.names && (added ? withName(this.names, this.order!, at) : withoutName(this.names, this.order!, at, removed!));
+    // One atom in or out since the last build (an agent's creation): patched. More (a batch): made
+    // again once, at the build, rather than a block made anew for each of them.
+    if (this.names && !this.namesPatched) {
+      this.names = added ? withName(this.names, this.order!, at) : withoutName(this.names, this.order!, at, removed!);
+      this.namesPatched = true;
+    } else this.names = undefined;
     this.published = undefined;
     this.dirty.clear();
     if (!this.changed) {
