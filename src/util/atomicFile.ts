@@ -194,10 +194,9 @@ export async function replaceFile(
   const temp = tempPathFor(target);
   const flags = TEMP_FLAGS | constants.O_RDWR;
   const handle: OpenFile = options.inline ? await InlineFile.open(temp, flags, mode) : await fsp.open(temp, flags, mode);
-  const fail = async (err: unknown, old?: string): Promise<never> => {
+  const fail = async (err: unknown): Promise<never> => {
     await handle.close().catch(() => {});
     await fsp.unlink(temp).catch(() => {});
-    if (old) await fsp.unlink(old).catch(() => {});
     throw err;
   };
   try {

@@ -196,8 +196,12 @@ test('a build encodes only the atoms changed since the bundle written last, and 
   assert.equal(twice.order[shrunk.orderChange!.change.at], 'helper_0700_b');
 });
 
-test('atoms added and removed one by one, first, last, in between and down to none: the kept order line is a full build\'s', () => {
-  const live = new Map<string, Atom>();
+
+/**
+ * A bundler told of every change over `live`, writing each build over the one before (`assemble`
+ * copies from it) and checking it against a full build. Returns the build's prologue length.
+ */
+function builtAgainstFull(live: Map<string, Atom>) {
   const source = { get size() { return live.size; }, get: (n: string) => live.get(n), all: () => [...live.values()] };
   const bundler = new IncrementalBundler(true);
   const at = new Date('2026-02-08T12:00:00Z');
@@ -207,8 +211,15 @@ test('atoms added and removed one by one, first, last, in between and down to no
     written = assemble(plan, written);
     bundler.written(plan);
     const full = createBundle([...live.values()], at).code;
-    assert.ok(written.toString('utf8') === full, `latest.js differs from a full build ${when}:\n${written.toString('utf8').split('\n')[3]}\n${full.split('\n')[3]}`);
+    assert.ok(written.toString('utf8') === full, `latest.js differs from a full build ${when}:\n${written.toString('utf8').split('\n')[3]?.slice(0, 200)}\n${full.split('\n')[3]?.slice(0, 200)}`);
+    return plan.prologue;
   };
+  return { source, bundler, at, build };
+}
+
+test('atoms added and removed one by one, first, last, in between and down to none: the kept order line is a full build\'s', () => {
+  const live = new Map<string, Atom>();
+  const { bundler, build } = builtAgainstFull(live);
   const add = (name: string, dependencies: string[] = []) => {
     const atom = toAtom({ name, type: 'util', code: `function ${name}() {\n  return 1;\n}`, dependencies });
     live.set(name, atom);
@@ -243,20 +254,10 @@ test('atoms added and removed one by one, first, last, in between and down to no
 
 test('an order line of many blocks: names put in and taken out at its ends, across a block\'s edge and until a block splits', () => {
   const live = new Map<string, Atom>();
-  const source = { get size() { return live.size; }, get: (n: string) => live.get(n), all: () => [...live.values()] };
   const make = (name: string) => toAtom({ name, type: 'util', code: `function ${name}() {\n  return 1;\n}` });
   const long = (i: number, tail = '') => `atom_with_a_rather_long_name_for_the_line_${String(i).padStart(4, '0')}${tail}`;
   for (let i = 0; i < 2000; i++) live.set(long(i), make(long(i))); // ~100 KB of names: two blocks
-  const bundler = new IncrementalBundler(true);
-  const at = new Date('2026-02-08T12:00:00Z');
-  let written: Buffer | undefined;
-  const build = (when: string) => {
-    const plan = bundler.bundle(source, at);
-    written = assemble(plan, written);
-    bundler.written(plan);
-    assert.ok(written.toString('utf8') === createBundle([...live.values()], at).code, `latest.js differs from a full build ${when}`);
-    return plan.prologue;
-  };
+  const { source, bundler, at, build } = builtAgainstFull(live);
   const add = (name: string) => {
     const atom = make(name);
     live.set(name, atom);
