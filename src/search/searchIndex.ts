@@ -18,7 +18,7 @@ import { writeFileAtomic } from '../util/atomicFile.js';
 import { readPlainFile } from '../util/safeFile.js';
 import { silentLogger, type Logger } from '../util/log.js';
 import { cosine, type EmbeddingProvider } from './embeddings/provider.js';
-import { textHash } from '../util/textHash.js';
+import { hasTextHash, textHash } from '../util/textHash.js';
 import { EmbedQueue, type EmbedJobResult } from './embedQueue.js';
 import { CachingProvider, VectorCache } from './embeddings/vectorCache.js';
 import { reciprocalRankFusion } from './fusion.js';
@@ -820,7 +820,7 @@ export class SearchIndex implements Disposable {
     return (
       row.model === this.provider.modelId &&
       row.vector.length === this.provider.dimensions &&
-      row.textHash === textHash(embeddingText(atom))
+      hasTextHash(embeddingText(atom), row.textHash)
     );
   }
 
