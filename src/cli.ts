@@ -3,9 +3,9 @@
  * tests. `atomic-coding serve --workspace DIR [--port N] [--stdio]`.
  */
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { AtomError } from './atoms/errors.js';
+import { parseCliArgs } from './cliArgs.js';
 import { McpHttpHost } from './mcp/hosts/http.js';
 import { bridgeIfServed } from './mcp/hosts/takeover.js';
 import { serveStdio } from './mcp/hosts/stdio.js';
@@ -49,21 +49,7 @@ atoms in git.
  */
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      workspace: { type: 'string', short: 'w' },
-      'atoms-folder': { type: 'string' },
-      port: { type: 'string', short: 'p' },
-      stdio: { type: 'boolean' },
-      'log-level': { type: 'string' },
-      'bench-tools': { type: 'boolean' },
-      junit: { type: 'string' },
-      version: { type: 'boolean', short: 'v' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = parseCliArgs(argv);
   if (values.version) {
     process.stdout.write(`${VERSION}\n`);
     return 0;
@@ -88,7 +74,8 @@ async function main(argv: string[]): Promise<number> {
 
   // An agent's server: its first call is most often a search, whose query waits for the model's
   // process (a second or more to load). In a workspace embedded before, that process loads now,
-  // on another core, while the store opens; it ends when idle as after any request.
+  // on another core, while the store opens; it ends when idle as after any request. dist/cli.js
+  // started it before this module loaded (cliEntry.ts): warm() takes that one.
   const embeddings = new UseLiteProvider();
   if (holdsVectors(join(dir, '.atomic', 'vectors.bin'))) embeddings.warm();
   // Over stdio, after the transport is listening (serveStdio below): the open works in slices,

@@ -10,7 +10,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { getPriority } from 'node:os';
-import { MODEL_PRIORITY, UseLiteProvider } from '../../src/search/embeddings/useLite.js';
+import { MODEL_PRIORITY, startModelProcessEarly } from '../../src/search/embeddings/modelProcess.js';
+import { UseLiteProvider } from '../../src/search/embeddings/useLite.js';
 import { tempDir } from '../support/tmp.js';
 import { compileCacheDir } from '../../src/util/compileCache.js';
 
@@ -62,7 +63,9 @@ test('embeds in a separate process, whose memory is reported apart', async () =>
   // And with Node's compile cache in this user's cache folder (util/compileCache.ts).
   const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
   assert.ok(environ.includes(`NODE_COMPILE_CACHE=${compileCacheDir()}`), environ.filter((e) => e.startsWith('NODE_')).join(' '));
-  // Below normal priority (at least as low as MODEL_PRIORITY: a parent already lower keeps its own).
+  // And glibc's malloc asks for huge pages for the weights' copies (MODEL_PROCESS_ENV).
+  assert.ok(environ.includes('GLIBC_TUNABLES=glibc.malloc.hugetlb=1'), environ.join(' '));
+  // Below normal priority once it has answered (at least as low as MODEL_PRIORITY: a parent already lower keeps its own).
   assert.ok(getPriority(pid) >= MODEL_PRIORITY, `the model's priority is ${getPriority(pid)}, the test's ${getPriority()}`);
 });
 
@@ -83,6 +86,8 @@ test('warm() starts the model process ahead of a search; it answers from it, and
   p.warm();
   const warmed = p.pid!;
   assert.ok(warmed && alive(warmed), 'warm() started the model process');
+  // Its cold start keeps the caller's priority (someone waits for it); it is lowered once it has answered.
+  assert.equal(getPriority(warmed), getPriority(), 'at the priority of the process that started it');
   p.warm();
   assert.equal(p.pid, warmed, 'a second warm() starts no other process');
   const [v] = await p.embed(['spawn an enemy']);
@@ -92,6 +97,27 @@ test('warm() starts the model process ahead of a search; it answers from it, and
   await p.dispose();
   p.warm();
   assert.equal(p.pid, undefined, 'a disposed provider starts nothing');
+});
+
+test('the process started early (dist/cli.js) answers the first request of the provider; one started for another configuration is ended', async () => {
+  const early = startModelProcessEarly();
+  assert.equal(startModelProcessEarly(), early, 'started once');
+  const p = provider();
+  const [v] = await p.embed(['spawn an enemy']);
+  assert.equal(v!.length, 512);
+  assert.equal(p.pid, early.pid, 'the provider took the process started early');
+  assert.ok(getPriority(early.pid!) >= MODEL_PRIORITY, 'lowered once it answered, as one of its own');
+
+  const unused = startModelProcessEarly();
+  assert.notEqual(unused.pid, early.pid);
+  const other = new UseLiteProvider({ textsPerCall: 3 });
+  providers.push(other);
+  await other.embed(['spawn an enemy']);
+  assert.notEqual(other.pid, unused.pid, 'a provider of another configuration starts its own');
+  assert.ok(await gone(unused.pid!), 'and the one started early for the default is ended');
+  const third = provider();
+  await third.embed(['spawn an enemy']);
+  assert.notEqual(third.pid, unused.pid, 'taken once: a later provider starts its own');
 });
 
 test('a warmed process that is never asked anything ends when idle', async () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nodeCommand } from '../../src/agents/agentConfig.js';
-import { modelProcessEnv } from '../../src/search/embeddings/useLite.js';
+import { modelProcessEnv } from '../../src/search/embeddings/modelProcess.js';
 
 test("the embedding model's process inherits none of the user's tokens", () => {
   const env = modelProcessEnv({ PATH: '/usr/bin', GITHUB_TOKEN: 'ghp_secret', AWS_SECRET_ACCESS_KEY: 'k', TMPDIR: '/tmp', ATOMIC_BUNDLED: '1', HOME: '/root' });

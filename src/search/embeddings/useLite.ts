@@ -8,15 +8,12 @@
  * and ends after a few idle minutes; the next request starts it again. It dies with its parent
  * (it exits when its IPC channel closes), and its memory is reported apart (`memory()`).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { availableParallelism, constants, setPriority } from 'node:os';
-import type { Socket } from 'node:net';
+import { availableParallelism } from 'node:os';
 import type { EmbedderMemory, EmbeddingProvider } from './provider.js';
-import type { EmbedRequest, EmbedResponse, WorkerConfig } from './messages.js';
-import { tfjsWasmDir, useLiteModelDir, useLiteProcessScript } from './paths.js';
-import { NODE_FLAGS } from '../../util/nodeFlags.js';
-import { compileCacheEnv } from '../../util/compileCache.js';
+import type { EmbedRequest, EmbedResponse } from './messages.js';
+import { forkModelProcess, lowerModelPriority, modelWorkerConfig, setModelProcessRef, takeEarlyModelProcess } from './modelProcess.js';
 
 export const USE_LITE_MODEL_ID = 'use-lite-512@energetic-ai-0.2.0';
 
@@ -114,9 +111,6 @@ interface Pending {
   reject(err: Error): void;
 }
 
-/** The model processes' priority (nice 10 on Linux and macOS, below normal on Windows). */
-export const MODEL_PRIORITY = constants.priority.PRIORITY_BELOW_NORMAL;
-
 /** One model process: started on its first request, ended after `idleMs` idle. */
 class ModelProcess {
   private child: ChildProcess | undefined;
@@ -125,6 +119,8 @@ class ModelProcess {
   private disposed = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private lastRss: number | undefined;
+  /** Whether the running child has answered once (its cold start is over: it is lowered then). */
+  private answered = false;
   /** Texts sent and not answered yet: where the provider sends a query. */
   queuedTexts = 0;
   /** Ends the child when this process exits normally (a killed parent is covered by the child itself). */
@@ -153,7 +149,7 @@ class ModelProcess {
         resolve: (v) => (answered(), resolve(v)),
         reject: (e) => (answered(), reject(e)),
       });
-      this.setRef(child, true);
+      setModelProcessRef(child, true);
       child.send(request, (err) => {
         if (err) this.crashed(child, err.message);
       });
@@ -189,36 +185,11 @@ class ModelProcess {
 
   private ensureChild(): ChildProcess {
     if (this.child) return this.child;
-    const config: WorkerConfig = {
-      modelDir: this.options.modelDir ?? useLiteModelDir(),
-      wasmDir: this.options.wasmDir ?? tfjsWasmDir(),
-      ...(this.options.textsPerCall ? { textsPerCall: this.options.textsPerCall } : {}),
-      ...(this.options.plainRuns ? { plainRuns: true } : {}),
-    };
-    const script = useLiteProcessScript();
-    const child = fork(script.file, [JSON.stringify(config)], {
-      // Inside VS Code's extension host process.execPath is Electron (or code-server's node):
-      // ELECTRON_RUN_AS_NODE makes it a plain Node, which is all the model needs.
-      execPath: process.execPath,
-      // Ours to start, even inside VS Code: a small young generation (util/nodeFlags.ts).
-      execArgv: [...NODE_FLAGS, ...script.execArgv],
-      // NODE_COMPILE_CACHE: its 2.3 MB script read compiled after the first start (util/compileCache.ts).
-      // Nothing else of ours: the model needs none of the user's environment (tokens of their shell).
-      env: { ...modelProcessEnv(), ELECTRON_RUN_AS_NODE: '1', ...compileCacheEnv() },
-      // The child's stdout must never reach ours (the MCP stdio channel): both go to our stderr.
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      serialization: 'advanced',
-    });
-    // Below normal priority: a fresh clone's catch-up keeps every core busy for a minute or more, and the
-    // editor (the workbench, the extension host, a webview being opened) comes first. On an idle machine
-    // it changes nothing; where the system refuses, the child keeps its priority.
-    if (child.pid !== undefined) {
-      try {
-        setPriority(child.pid, MODEL_PRIORITY);
-      } catch {
-        // kept at its priority
-      }
-    }
+    const config = modelWorkerConfig(this.options);
+    // The command line's entry may have started it already (modelProcess.ts); else now. Unref'd:
+    // an idle child must not keep this process (CLI, tests) alive; it is ref'd while a request waits.
+    const child = takeEarlyModelProcess(config) ?? forkModelProcess(config);
+    this.answered = false;
     child.stdout?.on('data', (d: Buffer) => process.stderr.write(d));
     child.stderr?.on('data', (d: Buffer) => process.stderr.write(d));
     child.on('message', (response: EmbedResponse) => this.settle(child, response));
@@ -226,18 +197,21 @@ class ModelProcess {
     child.on('exit', (code, signal) => this.crashed(child, signal ? `it was ended by ${signal}` : `it exited with code ${code}`));
     process.once('exit', this.killOnExit);
     this.child = child;
-    // An idle child must not keep this process (CLI, tests) alive; it is ref'd while a request waits.
-    this.setRef(child, false);
     return child;
   }
 
   private settle(child: ChildProcess, response: EmbedResponse): void {
+    if (!this.answered) {
+      // Warm now: below normal priority from here on (MODEL_PRIORITY).
+      this.answered = true;
+      lowerModelPriority(child);
+    }
     if (response.rss !== undefined) this.lastRss = response.rss;
     const waiting = this.pending.get(response.id);
     if (!waiting) return;
     this.pending.delete(response.id);
     if (this.pending.size === 0) {
-      this.setRef(child, false);
+      setModelProcessRef(child, false);
       this.startIdle();
     }
     if ('error' in response) {
@@ -296,15 +270,6 @@ class ModelProcess {
     this.idleTimer = undefined;
   }
 
-  private setRef(child: ChildProcess, ref: boolean): void {
-    const handles = [child, child.channel, child.stdout as Socket | null, child.stderr as Socket | null];
-    for (const h of handles) {
-      if (!h) continue;
-      if (ref) h.ref?.();
-      else h.unref?.();
-    }
-  }
-
   private failAll(err: Error): void {
     const waiting = [...this.pending.values()];
     this.pending.clear();
@@ -336,16 +301,4 @@ function procStatus(pid: number): { rss?: number; peak?: number } {
   } catch {
     return {};
   }
-}
-
-/**
- * What the model's process inherits: only what Node and the operating system need to start a
- * process (the folder for temporary files, Windows' system folder) and whether we run bundled.
- * Like the sandbox's worker, it never sees the rest (API tokens, credentials of the user's shell).
- */
-export function modelProcessEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const kept = new Set(['PATH', 'SYSTEMROOT', 'WINDIR', 'TEMP', 'TMP', 'TMPDIR', 'LANG', 'ATOMIC_BUNDLED']);
-  const out: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(env)) if (kept.has(key.toUpperCase())) out[key] = value;
-  return out;
 }
