@@ -271,6 +271,12 @@ export class SearchIndex implements Disposable {
     return opened;
   }
 
+  /** Settles once the open has loaded the vectors and the full-text index (or given up on either). */
+  async loaded(): Promise<void> {
+    await this.open().catch(() => {});
+    await this.ensureLexical().catch(() => {});
+  }
+
   /**
    * A search is coming (a person opened a search box): the index is opened and the model's process
    * started now, so that the query, typed meanwhile, need not wait for either. Costs what that first

@@ -5,7 +5,7 @@
  * time), so git shows a change as a small diff. Reading takes what the editor's save takes, except
  * that a file must carry its header: the file is the atom's only copy in git.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { formatAtomDocument, parseAtomDocument } from '../atoms/atomDocument.js';
 import { AtomError } from '../atoms/errors.js';
 import { MAX_CODE_BYTES, MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomDraft } from '../atoms/model.js';
@@ -25,6 +25,14 @@ export function atomFileText(atom: Atom, layout?: string): string {
  */
 export function hashText(text: string | Buffer): string {
   return createHash('sha256').update(text).digest().toString('hex', 0, 8);
+}
+
+/**
+ * Whether `text`'s hashText is `expected`, for a comparison that keeps nothing (an open compares
+ * every atom's text with its record): the one-shot digest, hexed whole, a few times cheaper a call.
+ */
+export function hasHashText(text: string, expected: string): boolean {
+  return expected.length === 16 && hash('sha256', text, 'hex').startsWith(expected);
 }
 
 /** The atom a file name stands for: `x.js` -> `x`; undefined for files that are not `.js` or hidden (temp files). */

@@ -159,3 +159,30 @@ test('a close during the background comparison cuts it short, still cleanly; the
     await again.close();
   }
 });
+
+test("after a clean close the files are compared once search has loaded: a start's first search has the event loop first", async () => {
+  const dir = tempDir('atomic-texttree-after-search-');
+  const first = await AtomWorkspace.open(dir, options);
+  await first.upsertMany([util('compared_later', 'x + 1'), util('compared_too', 'x * 2')]);
+  await first.close();
+  let opened!: (ws: AtomWorkspace) => void;
+  const workspace = new Promise<AtomWorkspace>((resolve) => (opened = resolve));
+  let searchWhenCompared: string | undefined;
+  const ws = await AtomWorkspace.open(dir, {
+    ...options,
+    textTree: {
+      beforeReconcile: async () => {
+        // Right before the comparison: has search loaded (settled within a turn), or is it still loading?
+        const search = (await workspace).search;
+        searchWhenCompared = await Promise.race([search.loaded().then(() => 'loaded'), new Promise<string>((resolve) => setImmediate(() => resolve('still loading')))]);
+      },
+    },
+  });
+  opened(ws);
+  try {
+    await ws.textTree!.reconciled();
+    assert.equal(searchWhenCompared, 'loaded');
+  } finally {
+    await ws.close();
+  }
+});
