@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { AtomError } from './atoms/errors.js';
 import { parseCliArgs } from './cliArgs.js';
-import { McpHttpHost } from './mcp/hosts/http.js';
+import type { McpHttpHost } from './mcp/hosts/http.js';
 import { bridgeIfServed } from './mcp/hosts/takeover.js';
 import { serveStdio } from './mcp/hosts/stdio.js';
 import { benchTools } from './mcp/tools/bench.js';
@@ -112,6 +112,9 @@ async function main(argv: string[]): Promise<number> {
 
   let host: McpHttpHost;
   try {
+    // Loaded only here: HTTP's stack (Hono's Node adapter, Node's http2 and fetch classes) took ~0.1 s
+    // of every start's module loading, a stdio server's too.
+    const { McpHttpHost } = await import('./mcp/hosts/http.js');
     host = await McpHttpHost.start(workspace, log, { port, tools });
   } catch (err) {
     await workspace.close();

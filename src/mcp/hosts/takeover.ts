@@ -10,7 +10,7 @@ import { WorkspaceLockedError } from '../../store/lock.js';
 import type { Logger } from '../../util/log.js';
 import { AtomWorkspace } from '../../workspace.js';
 import type { ToolDefinition } from '../tool.js';
-import { McpHttpHost } from './http.js';
+import type { McpHttpHost } from './http.js';
 import { runBridge } from './relay.js';
 import { ServerFinder, type RemoteServer } from './trust.js';
 
@@ -35,6 +35,8 @@ export class Takeover {
     const dir = this.finder.dir;
     try {
       const workspace = await AtomWorkspace.open(dir, { log: this.log });
+      // Loaded when first needed, as in cli.ts: a stdio server that never serves HTTP does without its stack.
+      const { McpHttpHost } = await import('./http.js');
       const host = await McpHttpHost.start(workspace, this.log, { tools: this.tools });
       this.local = { workspace, host };
       this.log.info(`the server of ${dir} is gone: this process took over as its writer at ${host.url}`);
