@@ -6,9 +6,15 @@
  * store's open, the vectors' reconcile, the full-text index (restored from its snapshot when one
  * was kept) and the model's process (started cold: its first query).
  *
+ * The server starts as an agent's configuration starts it (agentConfig.ts): `node NODE_FLAGS
+ * dist/cli.js serve --stdio` (until issue 38's third pass it ran with V8's defaults here: 2,780
+ * against 2,432 ms p50 at 10,000 atoms, 5 rounds alternated; the open's survivors are copied through
+ * a young generation grown to tens of MiB, each of its new pages a fault).
+ *
  * With BENCH_BASELINE_CLI=<another build's dist/cli.js> that build does the same on its own copy
  * of the workspace, alternating which one starts first, `BENCH_ROUNDS` times (default 5; 3 with
- * --quick). 1,000 and 10,000 atoms (--quick: 1,000; BENCH_SIZES overrides).
+ * --quick), with the same options unless BENCH_BASELINE_FLAGS gives its own. 1,000 and 10,000
+ * atoms (--quick: 1,000; BENCH_SIZES overrides).
  *
  *   BENCH_BASELINE_CLI=/tmp/before/dist/cli.js npm run bench -- start
  */
@@ -17,6 +23,7 @@ import { CLI, connectStdio, timedCall } from './harness.js';
 import { ms, ratio, summarize, type BenchOptions, type BenchSection } from './report.js';
 import { prepareSynthetic } from './syntheticWorkspaces.js';
 import type { PreparedWorkspace } from './workspaces.js';
+import { NODE_FLAGS } from '../../src/util/nodeFlags.js';
 
 const QUERIES = ['update the physics body velocity', 'clamp a value into a range', 'save the game state', 'spawn an enemy wave', 'play a sound effect'];
 /** Issue 38's target for the first search after a start, at 10,000 atoms. */
@@ -25,14 +32,17 @@ const TARGET_10K_MS = 1000;
 interface Build {
   label: string;
   cli: string;
+  /** Node options before the script (NODE_FLAGS, as agents start the server). */
+  flags: readonly string[];
 }
 
 export default async function start(options: BenchOptions): Promise<BenchSection> {
-  const builds: Build[] = [{ label: 'this build', cli: CLI }];
+  const builds: Build[] = [{ label: 'this build', cli: CLI, flags: NODE_FLAGS }];
   const baseline = process.env.BENCH_BASELINE_CLI;
   if (baseline) {
     if (!existsSync(baseline)) throw new Error(`BENCH_BASELINE_CLI=${baseline} does not exist: point it at another build's dist/cli.js`);
-    builds.push({ label: 'baseline', cli: baseline });
+    const flags = process.env.BENCH_BASELINE_FLAGS?.split(/\s+/).filter(Boolean) ?? NODE_FLAGS;
+    builds.push({ label: flags === NODE_FLAGS ? 'baseline' : `baseline (${flags.join(' ') || 'V8 defaults'})`, cli: baseline, flags });
   }
   const rounds = Number(process.env.BENCH_ROUNDS) || (options.quick ? 3 : 5);
   const override = process.env.BENCH_SIZES?.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
@@ -78,6 +88,7 @@ export default async function start(options: BenchOptions): Promise<BenchSection
     title: 'A start on an existing workspace: spawn → first semantic_search answer (stdio)',
     rows,
     notes: [
+      `Servers start as an agent's configuration starts them: node ${NODE_FLAGS.join(' ')} cli.js serve --stdio (util/nodeFlags.ts); a baseline gets the same options unless BENCH_BASELINE_FLAGS gives its own.`,
       'Each build starts on its own copy of the workspace, which it opened and searched once before (so it left there what it keeps between sessions: for this build the full-text snapshot, .atomic/fulltext.bin). The query is a new one every round: the model process starts cold for it.',
       'Builds alternate which one starts first each round; the figure is the p50 of the rounds.',
     ],
@@ -88,7 +99,7 @@ export default async function start(options: BenchOptions): Promise<BenchSection
 async function firstSearch(build: Build, ws: PreparedWorkspace, query: string): Promise<number> {
   const started = performance.now();
   // The user cache folder stays the workspace's across starts (its secret seals what a start keeps).
-  const server = await connectStdio(process.execPath, [build.cli, 'serve', '--stdio', '--log-level', 'warn', '--workspace', ws.dir], { ATOMIC_CODING_CACHE_DIR: `${ws.dir}-cache` }, started);
+  const server = await connectStdio(process.execPath, [...build.flags, build.cli, 'serve', '--stdio', '--log-level', 'warn', '--workspace', ws.dir], { ATOMIC_CODING_CACHE_DIR: `${ws.dir}-cache` }, started);
   try {
     const answer = await timedCall(server.client, 'semantic_search', { query });
     if (answer.isError) throw new Error(`${build.label}: semantic_search failed: ${answer.text.slice(0, 300)}`);
