@@ -5,10 +5,11 @@
  * time), so git shows a change as a small diff. Reading takes what the editor's save takes, except
  * that a file must carry its header: the file is the atom's only copy in git.
  */
-import { createHash, hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { formatAtomDocument, parseAtomDocument } from '../atoms/atomDocument.js';
 import { AtomError } from '../atoms/errors.js';
 import { MAX_CODE_BYTES, MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomDraft } from '../atoms/model.js';
+import { sha256Hex } from '../util/textHash.js';
 
 /**
  * The file's text for an atom: canonical (one tag a line), or in the layout of `layout` (the file's
@@ -32,7 +33,7 @@ export function hashText(text: string | Buffer): string {
  * every atom's text with its record): the one-shot digest, hexed whole, a few times cheaper a call.
  */
 export function hasHashText(text: string, expected: string): boolean {
-  return expected.length === 16 && hash('sha256', text, 'hex').startsWith(expected);
+  return expected.length === 16 && sha256Hex(text).startsWith(expected);
 }
 
 /** The atom a file name stands for: `x.js` -> `x`; undefined for files that are not `.js` or hidden (temp files). */

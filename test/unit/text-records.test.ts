@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { statKey } from '../../src/textTree/records.js';
-import { hashText } from '../../src/textTree/format.js';
+import { hashText, hasHashText } from '../../src/textTree/format.js';
 import { hasTextHash, textHash } from '../../src/util/textHash.js';
 import { createHash } from 'node:crypto';
 
@@ -30,5 +30,8 @@ test('hasTextHash agrees with textHash, and matches nothing but the 32 digits te
     assert.ok(!hasTextHash(text, ''), 'no hash');
     assert.ok(!hasTextHash(text, short.toUpperCase()), 'not as textHash writes it');
     assert.ok(!hasTextHash(text, createHash('sha256').update(text, 'utf8').digest('hex')), 'the whole digest is not a stored hash');
+    assert.ok(hasHashText(text, hashText(text)), "the text tree's records: hashText");
+    assert.ok(!hasHashText(`${text} `, hashText(text)));
+    assert.ok(!hasHashText(text, short), 'a textHash is not a hashText');
   }
 });
