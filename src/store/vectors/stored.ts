@@ -81,9 +81,10 @@ export class StoredEmbeddings {
    * is read from its slot (a few milliseconds a slice of 2,000), so search's load reads the file a
    * slice at a time, with turns between.
    *
-   * With `keep`, each vector is handed to it as read, in bytes every read of the page reuses, and
-   * the row holds what it returns: search keeps 8-bit copies, and the binary16 reads (a buffer of
-   * their own each, 50 MiB at 50,000 atoms) are not made at all.
+   * With `keep`, the page's vectors are read in the file's order, a window at a time
+   * (VectorFile.readMany), each handed to `keep` as read, in bytes the next window reuses, and the
+   * row holds what it returns: search keeps 8-bit copies, and the binary16 reads (a buffer of their
+   * own each, 50 MiB at 50,000 atoms) are not made at all.
    */
   page(after: string, limit: number): { embeddings: StoredEmbedding[]; next: string | undefined };
   page<V>(after: string, limit: number, keep: (vector: Vector) => V): { embeddings: StoredAs<V>[]; next: string | undefined };
@@ -94,18 +95,36 @@ export class StoredEmbeddings {
       const held = after === '' ? [...this.held.values()].sort((a, b) => (a.name < b.name ? -1 : 1)) : [];
       return { embeddings: keep ? held.map((e) => ({ ...e, vector: keep(e.vector) })) : held, next: undefined };
     }
-    const embeddings: StoredAs<V | Vector>[] = [];
-    const vectorAt = (slot: number, hash: string) => this.file.read(slot, hash, keep !== undefined);
     let last: string | undefined;
     let read = 0;
+    const rows: SqlValue[][] = [];
     for (const row of this.db.eachRow('SELECT name, model, text_hash, slot FROM embedding_slots WHERE name > ? ORDER BY name LIMIT ?', [after, limit])) {
       read++;
       if (typeof row[0] !== 'string') continue;
       last = row[0];
-      const e = this.slots.has(row[0]) ? storedOf(row, vectorAt) : undefined;
-      if (e) embeddings.push(keep ? { ...e, vector: keep(e.vector) } : e);
+      if (this.slots.has(row[0])) rows.push(row);
     }
-    return { embeddings, next: read < limit ? undefined : last };
+    const next = read < limit ? undefined : last;
+    if (!keep) {
+      const embeddings: StoredEmbedding[] = [];
+      for (const row of rows) {
+        const e = storedOf(row, (slot, hash) => this.file.read(slot, hash));
+        if (e) embeddings.push(e);
+      }
+      return { embeddings, next };
+    }
+    // The page's vectors in the file's order, a window at a time (VectorFile.readMany), each kept as read.
+    const found = rows.map(slotRowOf);
+    const kept = new Array<V | undefined>(found.length);
+    this.file.readMany(
+      found.map((e) => e ?? { slot: -1, textHash: '' }),
+      (i, vector) => (kept[i] = keep(vector)),
+    );
+    const embeddings: StoredAs<V>[] = [];
+    found.forEach((e, i) => {
+      if (e && kept[i] !== undefined) embeddings.push({ name: e.name, model: e.model, textHash: e.textHash, vector: kept[i] });
+    });
+    return { embeddings, next };
   }
 
   get size(): number {
@@ -218,10 +237,16 @@ export function legacyOf(row: EmbeddingRow | LegacyEmbeddingRow): LegacyVector |
  */
 let modelId = '';
 
-/** A row of (name, model, text_hash, slot) as a StoredEmbedding; undefined when not shaped like ours or its slot does not hold it. */
-function storedOf([name, read, textHash, slot]: SqlValue[], vectorAt: (slot: number, textHash: string) => Vector | undefined): StoredEmbedding | undefined {
+/** A row of (name, model, text_hash, slot) shaped like ours; undefined otherwise. */
+function slotRowOf([name, read, textHash, slot]: SqlValue[]): EmbeddingRow | undefined {
   if (typeof name !== 'string' || typeof read !== 'string' || typeof textHash !== 'string' || typeof slot !== 'number') return undefined;
   if (read !== modelId) modelId = read;
-  const vector = vectorAt(slot, textHash);
-  return vector ? { name, model: modelId, textHash, vector } : undefined;
+  return { name, model: modelId, textHash, slot };
+}
+
+/** A row of (name, model, text_hash, slot) as a StoredEmbedding; undefined when not shaped like ours or its slot does not hold it. */
+function storedOf(row: SqlValue[], vectorAt: (slot: number, textHash: string) => Vector | undefined): StoredEmbedding | undefined {
+  const r = slotRowOf(row);
+  const vector = r && vectorAt(r.slot, r.textHash);
+  return vector ? { name: r.name, model: r.model, textHash: r.textHash, vector } : undefined;
 }

@@ -30,6 +30,10 @@ const HEADER_BYTES = 16;
 const HASH_BYTES = 16;
 /** A file claiming more dimensions than this is not ours (USE-lite has 512). */
 const MAX_DIMENSIONS = 8192;
+/** `readMany` reads at most this much at a time... */
+const READ_WINDOW_BYTES = 256 * 1024;
+/** ...and reads through a gap of at most this many slots not asked for rather than read twice. */
+const WINDOW_GAP_SLOTS = 8;
 
 /** A vector to store and the hash of the text it was computed from (textHash.ts: 32 hex digits). */
 export interface VectorToWrite {
@@ -48,8 +52,6 @@ export class VectorFile {
   private free = new Set<number>();
   /** A read's slot hash, compared at once (one buffer for every read). */
   private readonly hashRead = Buffer.alloc(HASH_BYTES);
-  /** The bytes of transient reads (`read`). */
-  private transientBytes: Uint8Array | undefined;
 
   constructor(readonly file: string) {}
 
@@ -154,18 +156,61 @@ export class VectorFile {
   /**
    * One slot's vector, when it holds `textHash`'s; undefined otherwise. The vector gets a buffer of
    * its own: vectra scored 50,000 Float16Array views into one large buffer at two thirds the speed
-   * (a search at 50,000 atoms: 60 ms against 40). `transient`: into bytes every such read reuses,
-   * for a caller done with the vector before the next read.
+   * (a search at 50,000 atoms: 60 ms against 40). Many at once: `readMany`.
    */
-  read(slot: number, textHash: string, transient = false): Vector | undefined {
+  read(slot: number, textHash: string): Vector | undefined {
     const dimensions = this.dimensions;
     if (dimensions === undefined || !Number.isInteger(slot) || slot < 0 || slot >= this.slots) return undefined;
     const hash = this.hashRead;
-    if (transient && this.transientBytes?.length !== dimensions * 2) this.transientBytes = new Uint8Array(dimensions * 2);
-    const vector = transient ? this.transientBytes! : new Uint8Array(dimensions * 2);
+    const vector = new Uint8Array(dimensions * 2);
     const read = readvSync(this.openForReading(), [hash, vector], HEADER_BYTES + slot * slotBytes(dimensions));
     if (read !== HASH_BYTES + vector.length || !holds(hash, textHash)) return undefined;
     return halfVector(vector);
+  }
+
+  /**
+   * The vectors of many slots, as `read` gives each (only where the slot holds its hash), handed to
+   * `take` as they are read, with the index of their request, in bytes the next read reuses. Read in
+   * the file's order, a window of neighbouring slots at a time: one call a slot cost ~4 µs of the
+   * event loop each (10,000 slots: 40-47 ms, against 9 in windows).
+   */
+  readMany(wanted: readonly { slot: number; textHash: string }[], take: (index: number, vector: Vector) => void): void {
+    const dimensions = this.dimensions;
+    if (dimensions === undefined) return;
+    const size = slotBytes(dimensions);
+    const order: number[] = [];
+    for (let i = 0; i < wanted.length; i++) {
+      const slot = wanted[i]!.slot;
+      if (Number.isInteger(slot) && slot >= 0 && slot < this.slots) order.push(i);
+    }
+    if (order.length === 0) return;
+    order.sort((a, b) => wanted[a]!.slot - wanted[b]!.slot);
+    const perWindow = Math.max(1, Math.floor(READ_WINDOW_BYTES / size));
+    const window = Buffer.allocUnsafeSlow(Math.min(perWindow, order.length + WINDOW_GAP_SLOTS * order.length) * size);
+    const fd = this.openForReading();
+    for (let i = 0; i < order.length; ) {
+      const first = wanted[order[i]!]!.slot;
+      let j = i;
+      // Neighbours share a read while they fit the window and lie close (a gap is read and skipped).
+      while (j + 1 < order.length) {
+        const next = wanted[order[j + 1]!]!.slot;
+        if ((next - first + 1) * size > window.length || next - wanted[order[j]!]!.slot > WINDOW_GAP_SLOTS) break;
+        j++;
+      }
+      const length = (wanted[order[j]!]!.slot - first + 1) * size;
+      let got = 0;
+      while (got < length) {
+        const n = readSync(fd, window, got, length - got, HEADER_BYTES + first * size + got);
+        if (n === 0) break; // cut short: the slots past its end give no vector
+        got += n;
+      }
+      for (let k = i; k <= j; k++) {
+        const { slot, textHash } = wanted[order[k]!]!;
+        const at = (slot - first) * size;
+        if (at + size <= got && holds(window.subarray(at, at + HASH_BYTES), textHash)) take(order[k]!, halfVector(window.subarray(at + HASH_BYTES, at + size)));
+      }
+      i = j + 1;
+    }
   }
 
   close(): void {
