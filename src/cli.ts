@@ -3,9 +3,9 @@
  * tests. `atomic-coding serve --workspace DIR [--port N] [--stdio]`.
  */
 import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { AtomError } from './atoms/errors.js';
-import { parseCliArgs } from './cliArgs.js';
+import { embeddedBefore, parseCliArgs } from './cliArgs.js';
 import type { McpHttpHost } from './mcp/hosts/http.js';
 import { bridgeIfServed } from './mcp/hosts/takeover.js';
 import { serveStdio } from './mcp/hosts/stdio.js';
@@ -18,7 +18,6 @@ import { VERSION } from './version.js';
 import { AtomWorkspace } from './workspace.js';
 import { KeywordOnlyProvider } from './search/embeddings/keyword.js';
 import { UseLiteProvider } from './search/embeddings/useLite.js';
-import { holdsVectors } from './store/vectors/vectorFile.js';
 import { junitXml } from './verify/junit.js';
 
 const USAGE = `Usage: atomic-coding serve [--workspace DIR] [--atoms-folder DIR] [--port N] [--stdio] [--log-level debug|info|warn|error]
@@ -77,7 +76,7 @@ async function main(argv: string[]): Promise<number> {
   // on another core, while the store opens; it ends when idle as after any request. dist/cli.js
   // started it before this module loaded (cliEntry.ts): warm() takes that one.
   const embeddings = new UseLiteProvider();
-  if (holdsVectors(join(dir, '.atomic', 'vectors.bin'))) embeddings.warm();
+  if (embeddedBefore(dir)) embeddings.warm();
   // Over stdio, after the transport is listening (serveStdio below): the open works in slices,
   // and the client's first requests are answered between them.
   const opening = (values.stdio ? nextTurn() : Promise.resolve()).then(() =>

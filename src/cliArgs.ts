@@ -40,7 +40,12 @@ export function servesEmbeddedWorkspace(argv: string[]): boolean {
   }
   const { values, positionals } = parsed;
   if (values.help || values.version || (positionals[0] ?? 'serve') !== 'serve' || positionals.length > 1) return false;
-  const atomic = join(resolve(values.workspace ?? process.cwd()), '.atomic');
-  if (values.stdio && !values['bench-tools'] && existsSync(join(atomic, 'server.json'))) return false;
-  return holdsVectors(join(atomic, 'vectors.bin'));
+  const dir = resolve(values.workspace ?? process.cwd());
+  if (values.stdio && !values['bench-tools'] && existsSync(join(dir, '.atomic', 'server.json'))) return false;
+  return embeddedBefore(dir);
+}
+
+/** Whether the workspace in `dir` holds stored vectors: it was embedded before, and its searches will want the model. */
+export function embeddedBefore(dir: string): boolean {
+  return holdsVectors(join(dir, '.atomic', 'vectors.bin'));
 }

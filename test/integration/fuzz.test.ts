@@ -12,6 +12,7 @@ import { Agent } from 'node:http';
 import { call, connectHttp, startServer, type RunningServer } from '../support/server.js';
 import { cube, mathClamp, physicsConfig, playerJump } from '../support/atoms.js';
 import { tempDir } from '../support/tmp.js';
+import { seededRandom } from '../support/random.js';
 
 const TOOL_CASES = 2400;
 const PROTOCOL_CASES = 600;
@@ -20,17 +21,6 @@ let server: RunningServer;
 const workspace = tempDir();
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 let sessionId = '';
-
-/** Mulberry32: a small seeded generator, so a failure can be replayed. */
-function rng(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Reply {
   status: number;
@@ -194,7 +184,7 @@ function badMessage(r: () => number): { body: string | Buffer; headers?: Record<
 
 test(`${TOOL_CASES} malformed tool calls are each refused with a clear error`, async () => {
   const before = dbBytes();
-  const r = rng(0xa70c);
+  const r = seededRandom(0xa70c);
   let refused = 0;
   for (let i = 0; i < TOOL_CASES; i++) {
     const c = badCall(r);
@@ -229,7 +219,7 @@ test('a "__proto__" key in the arguments has no effect: nothing is inherited, no
 
 test(`${PROTOCOL_CASES} broken protocol messages get errors, and the server stays up`, async () => {
   const before = dbBytes();
-  const r = rng(0xbeef);
+  const r = seededRandom(0xbeef);
   for (let i = 0; i < PROTOCOL_CASES; i++) {
     const { body, headers } = badMessage(r);
     const reply = await post(body, headers);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AtomError } from '../../src/atoms/errors.js';
 import { formatAtomDocument, parseAtomDocument } from '../../src/views/atomDocument.js';
+import { seededRandom } from '../support/random.js';
 
 const jump = {
   type: 'feature' as const,
@@ -175,15 +176,6 @@ describe('atom editor text: descriptions are escaped, so any text round-trips an
   });
 
 
-  /** A seeded generator (mulberry32), so the property test is the same on every run. */
-  function random(seed: number): () => number {
-    return () => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
   const FRAGMENTS = [
     '*/', '/*', '/**', '*', ' * ', '@requires x', '@param {number} y - z', '@returns {string} s', '@kind core', '@', '\\', '\\\\', '\\n', '\\@',
     '\\u0041', '\\/', '\n', '\r\n', '\r', '\n\n', ' ', '  ', '\t', '\u00a0', '\u2028', '\u2029', '\u0000', '\u001b', '\ufeff', '\ud800', '\udc00',
@@ -191,7 +183,7 @@ describe('atom editor text: descriptions are escaped, so any text round-trips an
   ];
 
   it('write -> read gives back the same description, ports and dependencies for 400 generated texts', () => {
-    const next = random(20260401);
+    const next = seededRandom(20260401);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
     const text = () => Array.from({ length: Math.floor(next() * 10) }, () => pick(FRAGMENTS)).join('');
     const portTypes = ['number', 'string', 'boolean', 'number[]', 'string[]', 'boolean[]'] as const;

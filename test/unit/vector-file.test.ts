@@ -4,23 +4,14 @@ import { statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { VectorFile } from '../../src/store/vectors/vectorFile.js';
 import { textHash } from '../../src/util/textHash.js';
+import { seededRandom } from '../support/random.js';
 import { tempDir } from '../support/tmp.js';
-
-/** A deterministic pseudo-random generator (mulberry32), so a failure repeats. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test('readMany gives each slot what read gives it: the vector where the slot holds the hash, nothing otherwise', async () => {
   const dir = tempDir('atomic-vector-file-');
   const file = new VectorFile(join(dir, 'vectors.bin'));
   file.reset([]);
-  const next = random(7);
+  const next = seededRandom(7);
   const dimensions = 64;
   const stored = Array.from({ length: 700 }, (_, i) => ({ textHash: textHash(`text ${i}`), vector: Float32Array.from({ length: dimensions }, () => next() * 2 - 1) }));
   const { slots } = await file.write(stored);

@@ -186,7 +186,8 @@ export class VectorFile {
     if (order.length === 0) return;
     order.sort((a, b) => wanted[a]!.slot - wanted[b]!.slot);
     const perWindow = Math.max(1, Math.floor(READ_WINDOW_BYTES / size));
-    const window = Buffer.allocUnsafeSlow(Math.min(perWindow, order.length + WINDOW_GAP_SLOTS * order.length) * size);
+    // No larger than the most a read can span: every slot asked for, and the gaps between them.
+    const window = Buffer.allocUnsafeSlow(Math.min(perWindow, order.length * (WINDOW_GAP_SLOTS + 1)) * size);
     const fd = this.openForReading();
     for (let i = 0; i < order.length; ) {
       const first = wanted[order[i]!]!.slot;
