@@ -15,13 +15,15 @@
  *   npm run bench -- agentpath
  *   BENCH_BASELINE_CLI=/tmp/base/dist/cli.js BENCH_SIZES=1000,10000 npm run bench -- agentpath
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
 import { generateAtoms } from './generate.js';
 import { CLI, peakResidentBytes, residentBytes, serveHttp } from './harness.js';
 import { bytes, ms, summarize, type BenchOptions, type BenchSection } from './report.js';
+import { NODE_FLAGS } from '../../src/util/nodeFlags.js';
 
 const MiB = 2 ** 20;
 const QUERIES = [...GAME_QUERIES, ...HELD_OUT_QUERIES].map((q) => q.query);
@@ -33,16 +35,24 @@ const BATCH = 50;
 interface Build {
   label: string;
   cli: string;
+  /** Node's and V8's options before the script: none (V8's defaults, as in the extension host), or NODE_FLAGS. */
+  flags: readonly string[];
 }
+
+/** Records, from inside the server, the largest young generation and heap V8 had (v8Heap.mjs). */
+const V8_HEAP_PROBE = pathToFileURL(join(__dirname, 'v8Heap.mjs')).href;
 
 export default async function agentPathBench(options: BenchOptions): Promise<BenchSection[]> {
   const sizes = process.env.BENCH_SIZES?.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0) ?? (options.quick ? [1000] : [1000, 10_000]);
-  const builds: Build[] = [{ label: 'this build', cli: CLI }];
+  const builds: Build[] = [{ label: 'this build', cli: CLI, flags: [] }];
   const baseline = process.env.BENCH_BASELINE_CLI;
   if (baseline) {
     if (!existsSync(baseline)) throw new Error(`BENCH_BASELINE_CLI=${baseline} does not exist`);
-    builds.push({ label: 'baseline', cli: baseline });
+    builds.push({ label: 'baseline', cli: baseline, flags: [] });
   }
+  // The same path with the options an agent's configuration starts the command line with: how much
+  // of the peak is V8's young generation, which grows to its default maximum on this path.
+  if (process.env.BENCH_AGENTPATH_FLAGS !== '0') builds.push({ label: 'this build, NODE_FLAGS', cli: CLI, flags: NODE_FLAGS });
   // The server that runs second was faster in an A/A run (one build against a copy of itself: create
   // p50 12.6 and 12.4 ms first, 11.2 and 9.9 ms second), so rounds alternate which build goes first.
   const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS) || 1);
@@ -57,11 +67,13 @@ export default async function agentPathBench(options: BenchOptions): Promise<Ben
   }
   return [
     {
-      title: 'The agent path: atoms created through the tools, V8 defaults (the server process; the model apart)',
+      title: "The agent path: atoms created through the tools, V8's defaults unless the row says NODE_FLAGS (the server process; the model apart)",
       rows,
       notes: [
         'An empty workspace; node cli.js serve over HTTP with no V8 options (as the extension host runs the server). 1,000 atoms: upsert_atom one by one; 10,000: upsert_atoms, 50 a call. Then read_atoms and upsert_atom updates, interleaved, and 30 searches (the first right after the last update, while the model still embeds the atoms).',
         'RSS: /proc VmRSS of the server process after creation and after the searches; peak: VmHWM over its life. The model (a child process) is not counted; it embeds every atom meanwhile (each server has an empty user cache of its own).',
+        "V8 young generation: the largest committed new space V8 had (sampled every 100 ms from inside the server by test/bench/v8Heap.mjs, which changes no option). With V8's defaults it grows whenever the bytes surviving scavenges since it last grew exceed its size, so on a long busy path it reaches its maximum whatever the code keeps; in the extension host it is the host's, shared by every extension.",
+        `"this build, NODE_FLAGS": the same path with node ${NODE_FLAGS.join(' ')}, as an agent's configuration starts the command line (agentConfig.ts); the targets are about V8's defaults (BENCH_AGENTPATH_FLAGS=0 leaves this row out).`,
         `targets: server peak ≤ ${PEAK_TARGET[1000]} MiB at 1,000 atoms, ≤ ${PEAK_TARGET[10_000]} MiB at 10,000; upsert_atom p50 ≤ ${UPSERT_P50_TARGET} ms at 1,000 (creation and update).`,
       ],
     },
@@ -71,7 +83,8 @@ export default async function agentPathBench(options: BenchOptions): Promise<Ben
 async function measure(build: Build, size: number, options: BenchOptions): Promise<Record<string, string | number>> {
   const dir = mkdtempSync(join(tmpdir(), 'atomic-agentpath-'));
   const cache = mkdtempSync(join(tmpdir(), 'atomic-agentpath-cache-'));
-  const server = await startHttp(build.cli, dir, { ATOMIC_CODING_CACHE_DIR: cache });
+  const heapFile = `${dir}-v8heap.json`;
+  const server = await startHttp(build, dir, { ATOMIC_CODING_CACHE_DIR: cache, ATOMIC_BENCH_V8_HEAP_FILE: heapFile });
   const row: Record<string, string | number> = { atoms: size, server: build.label };
   try {
     const { atoms } = generateAtoms(size);
@@ -104,18 +117,28 @@ async function measure(build: Build, size: number, options: BenchOptions): Promi
     const verdicts: string[] = [];
     if (target !== undefined) verdicts.push(`peak ${peak <= target * MiB ? 'met' : 'MISSED'} (≤${target} MiB)`);
     if (size === 1000) verdicts.push(`upsert p50 ${Math.max(c.p50, u.p50) <= UPSERT_P50_TARGET ? 'met' : 'MISSED'} (≤${UPSERT_P50_TARGET} ms)`);
-    row.targets = verdicts.join(', ');
+    // The targets are set for V8's defaults: a row with other options is context, not a verdict.
+    row.targets = build.flags.length > 0 ? 'context: not V8\'s defaults' : verdicts.join(', ');
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
     rmSync(cache, { recursive: true, force: true });
   }
+  try {
+    const { youngBytes, heapBytes } = JSON.parse(readFileSync(heapFile, 'utf8')) as { youngBytes: number; heapBytes: number };
+    row['V8 young generation (max)'] = bytes(youngBytes);
+    row['V8 heap (max)'] = bytes(heapBytes);
+  } catch {
+    row['V8 young generation (max)'] = 'n/a';
+  } finally {
+    rmSync(heapFile, { force: true });
+  }
   return row;
 }
 
-/** `cli serve` over HTTP with no Node or V8 options; `call` answers the call's round trip in ms. */
-async function startHttp(cli: string, workspace: string, env: Record<string, string>) {
-  const { child, client, exited } = await serveHttp(cli, [], workspace, env);
+/** `cli serve` over HTTP with the build's options (none: V8's defaults) and the heap probe; `call` answers the call's round trip in ms. */
+async function startHttp(build: Build, workspace: string, env: Record<string, string>) {
+  const { child, client, exited } = await serveHttp(build.cli, [], workspace, env, [...build.flags, '--import', V8_HEAP_PROBE]);
   return {
     pid: child.pid!,
     async call(name: string, args: Record<string, unknown>): Promise<number> {

@@ -67,11 +67,12 @@ export async function startOurs(workspace: string, transport: Transport): Promis
 }
 
 /**
- * `cli serve` over loopback HTTP on a free port (`args` go before the workspace), connected with its
- * token: the child, the client, when it exited and what it wrote to stderr.
+ * `cli serve` over loopback HTTP on a free port (`args` go before the workspace; `nodeArgs`, Node's
+ * and V8's options, before the script), connected with its token: the child, the client, when it
+ * exited and what it wrote to stderr.
  */
-export async function serveHttp(cli: string, args: string[], workspace: string, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [cli, 'serve', ...args, '--log-level', 'warn', '--port', '0', '--workspace', workspace], {
+export async function serveHttp(cli: string, args: string[], workspace: string, env: Record<string, string> = {}, nodeArgs: readonly string[] = []) {
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'serve', ...args, '--log-level', 'warn', '--port', '0', '--workspace', workspace], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
