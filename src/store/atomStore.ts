@@ -25,12 +25,16 @@ import type { DependencyMap } from '../atoms/graph.js';
 import { MAX_NAME_LENGTH, NAME_PATTERN, type Atom, type AtomType, type AtomVersion } from '../atoms/model.js';
 import { changed, planChange, type ChangeOutcome, type ChangePlan } from '../atoms/writePlan.js';
 import { Emitter, type Disposable } from '../util/event.js';
+import { writeFileAtomic } from '../util/atomicFile.js';
 import { silentLogger, type Logger } from '../util/log.js';
+import { readPlainFileHeadSync, readPlainFileSync } from '../util/safeFile.js';
+import { nextTurn } from '../util/turn.js';
+import { encodeKeptAtoms, HEAD_BYTES, readKeptAtoms, snapshotDigest, type KeptAtomsFile } from './atoms/keptAtoms.js';
 import { AtomModel } from './atoms/model.js';
-import { lastVersion, readHistory, readTombstones } from './atoms/table.js';
+import { countAtomRows, lastVersion, readHistory, readTombstones } from './atoms/table.js';
 import { BuildRecords, type BuildRecord, type KnownOrderChange } from './builds.js';
 import { Compaction, writeSnapshot, type CompactionPolicy } from './compaction.js';
-import { readSnapshot, type StoreDatabase } from './database.js';
+import { readSnapshotFile, type StoreDatabase } from './database.js';
 import { readOnlyError, storageError } from './diskErrors.js';
 import type { Vector } from './vectors/float16.js';
 import { moveLegacyVectors } from './vectors/legacy.js';
@@ -39,6 +43,7 @@ import { VectorFile } from './vectors/vectorFile.js';
 import { Journal, type JournalEntry, type JournalOp } from './journal.js';
 import { applyEntry, readStore, type Loaded } from './load.js';
 import { WorkspaceLock } from './lock.js';
+import { machineMac } from './checkSeal.js';
 import { logOpenReport, type OpenReport } from './openCheck.js';
 import { OutsideChanges } from './outsideChanges.js';
 import { prepareFolder } from './openFolder.js';
@@ -48,6 +53,8 @@ export type { ChangeOutcome, ChangePlan, UpsertResult } from '../atoms/writePlan
 
 export interface StoreOptions extends CompactionPolicy {
   log?: Logger;
+  /** Milliseconds after the last change of an atom before the kept atoms are written (default 10 s; they are written at close too). */
+  keepAtomsDelayMs?: number;
   /** Skip the workspace lock (tests of two stores on one folder only). */
   noLock?: boolean;
 }
@@ -77,6 +84,13 @@ export class AtomStore implements AtomReader, Disposable {
   private distrustedState: string[] = [];
   /** The atoms in dependency order as the first load checked them, until taken (takeOpenOrder). */
   private openOrder: string[] | undefined;
+  /** The checked atoms kept for the next open (keptAtoms.ts), and the digest of atoms.db as it is on disk. */
+  private readonly keptFile: string;
+  private snapshot: string | undefined;
+  /** The kept atoms on disk are not the model's (an atom changed, a snapshot was written, the open did not use them). */
+  private keptStale = true;
+  private keptTimer: NodeJS.Timeout | undefined;
+  private keptWriting: Promise<void> = Promise.resolve();
 
   /** Fired after a change is durable and applied. */
   readonly onDidChange = this.changes.event;
@@ -89,6 +103,7 @@ export class AtomStore implements AtomReader, Disposable {
     this.atomicDir = join(workspaceDir, '.atomic');
     this.dbFile = join(this.atomicDir, 'atoms.db');
     this.journalFile = join(this.atomicDir, 'atoms.journal');
+    this.keptFile = join(this.atomicDir, 'atoms.bin');
     this.vectorFile = new VectorFile(join(this.atomicDir, 'vectors.bin'));
     this.embeddings = new StoredEmbeddings(this.vectorFile);
     this.journal = new Journal(this.journalFile);
@@ -129,10 +144,14 @@ export class AtomStore implements AtomReader, Disposable {
    * stays in place until the new one has loaded, so a broken file on disk changes nothing.
    */
   private async loadDatabase(): Promise<void> {
-    const bytes = readSnapshot(this.dbFile);
+    const read = readSnapshotFile(this.dbFile);
+    const bytes = read?.bytes;
+    // Its digest names the snapshot the kept atoms are for: taken only where they are read or written.
+    const snapshot = read && !this.readOnlyReason ? snapshotDigest(read.bytes.subarray(0, read.size)) : undefined;
+    const keptFile = read && snapshot ? this.readKeptAtoms(read.size) : undefined;
     let loaded: Loaded;
     try {
-      loaded = await readStore(bytes, this.dbFile, this.journalFile, this.log);
+      loaded = await readStore(bytes, this.dbFile, this.journalFile, this.log, keptFile && snapshot ? { file: keptFile, snapshot } : undefined);
     } catch (err) {
       if (err instanceof AtomError) throw err;
       throw new AtomError(
@@ -160,9 +179,71 @@ export class AtomStore implements AtomReader, Disposable {
       else await this.takeLegacyVectors(loaded.legacyVectors);
     }
     this.report = loaded.report;
+    this.snapshot = snapshot;
+    const kept = loaded.keptAtoms;
+    if (kept && 'refused' in kept) this.log.debug(`store: ${this.keptFile} not used: ${kept.refused}`);
+    this.keptStale = !(kept && 'used' in kept && kept.used.seq === loaded.seq);
+    this.keepAtomsLater();
     this.outside.stamp();
     logOpenReport(this.log, loaded.report, this.dbFile);
-    this.log.info(`store: ${this.model.size} atoms from ${this.dbFile} (${loaded.replayed} journal entries replayed)`);
+    const from = kept && 'used' in kept ? `; kept in ${this.keptFile} at entry ${kept.used.seq}` : '';
+    this.log.info(`store: ${this.model.size} atoms from ${this.dbFile} (${loaded.replayed} journal entries replayed${from})`);
+  }
+
+  /** The kept atoms' file, its header read (the rest is read only if it is this database's), or undefined. */
+  private readKeptAtoms(dbBytes: number): KeptAtomsFile | undefined {
+    // Never larger than the database it was made from (which holds every atom, its edges and its history too) and then some.
+    const maxBytes = Math.max(16 * 1024 * 1024, dbBytes * 2);
+    let head: Buffer;
+    try {
+      head = readPlainFileHeadSync(this.keptFile, HEAD_BYTES, maxBytes);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') this.log.info(`store: ${this.keptFile} was not read (${code ?? (err as Error).message}); reading every atom from the database`);
+      return undefined;
+    }
+    const file = readKeptAtoms(head, () => readPlainFileSync(this.keptFile, maxBytes), keptSeal);
+    if (typeof file === 'string') {
+      this.log.info(`store: ${this.keptFile} not used: ${file}`);
+      return undefined;
+    }
+    return file;
+  }
+
+  /** Writes the kept atoms KEEP_ATOMS_DELAY_MS after the last change of an atom (or as configured). */
+  private keepAtomsLater(): void {
+    if (this.readOnlyReason || this.isClosed || !this.keptStale) return;
+    if (this.keptTimer) clearTimeout(this.keptTimer);
+    this.keptTimer = setTimeout(() => {
+      this.keptTimer = undefined;
+      void this.keepAtoms();
+    }, this.options.keepAtomsDelayMs ?? KEEP_ATOMS_DELAY_MS);
+    this.keptTimer.unref?.();
+  }
+
+  /**
+   * Writes the model's atoms as the kept atoms (keptAtoms.ts) when they are stale, one write at a
+   * time. Read in one turn, while the model, the journal's position and the database agree; not
+   * written when the database has rows the model does not (refused at open): the file must hold
+   * every row. Derived data: replaced atomically, not fsynced; a failure is logged and changes nothing.
+   */
+  private keepAtoms(): Promise<void> {
+    const run = this.keptWriting.then(async () => {
+      if (!this.keptStale || this.snapshot === undefined || this.readOnlyReason || this.isClosed) return;
+      const key = { snapshot: this.snapshot, seq: this.seq };
+      const atoms = this.model.all();
+      this.keptStale = false; // a change meanwhile sets it again
+      if (atoms.length !== countAtomRows(this.db)) return;
+      try {
+        const bytes = await encodeKeptAtoms(atoms, key, keptSeal, nextTurn);
+        if (bytes) await writeFileAtomic(this.keptFile, bytes, 0o644, { durable: false });
+      } catch (err) {
+        this.keptStale = true;
+        this.log.warn(`store: could not keep the atoms for the next open in ${this.keptFile}: ${(err as Error).message}`);
+      }
+    });
+    this.keptWriting = run;
+    return run;
   }
 
   /** Schema 2's vectors into vectors.bin, once (vectors/legacy.ts), then the snapshot without them. */
@@ -377,6 +458,9 @@ export class AtomStore implements AtomReader, Disposable {
     this.outside.close();
     await this.exclusive(async () => {
       if (!this.readOnlyReason && (!existsSync(this.dbFile) || this.compaction.worthAtClose(statSync(this.dbFile).size))) await this.compactNow();
+      if (this.keptTimer) clearTimeout(this.keptTimer);
+      this.keptTimer = undefined;
+      await this.keepAtoms();
       await this.journal.close();
       this.db.close();
       this.vectorFile.close();
@@ -418,6 +502,10 @@ export class AtomStore implements AtomReader, Disposable {
     this.seq = entry.seq;
     applyEntry(this.db, entry, this.builds);
     this.applyToModel(ops);
+    if (ops.some((op) => op.op === 'put' || op.op === 'del')) {
+      this.keptStale = true;
+      this.keepAtomsLater();
+    }
     this.compaction.committed();
   }
 
@@ -433,11 +521,19 @@ export class AtomStore implements AtomReader, Disposable {
   private async compactNow(): Promise<void> {
     if (this.readOnlyReason) throw readOnlyError(this.readOnlyReason);
     this.builds.writeHeldOrder(this.db);
-    await writeSnapshot(this.db, this.seq, this.dbFile, this.journal);
+    this.snapshot = await writeSnapshot(this.db, this.seq, this.dbFile, this.journal);
+    this.keptStale = true;
+    this.keepAtomsLater();
     this.compaction.snapshotted();
     this.outside.stamp();
   }
 }
+
+/** After the last change of an atom, the kept atoms are written this much later (and at close). */
+const KEEP_ATOMS_DELAY_MS = 10_000;
+
+/** The kept atoms' seal: this machine's secret (checkSeal.ts). */
+const keptSeal = (parts: readonly Uint8Array[]) => machineMac('kept atoms', parts);
 
 /** ISO time to the millisecond; versions of one atom may be seconds apart. */
 function timestamp(): string {

@@ -4,6 +4,7 @@
  * many bytes, since the last snapshot) and how it is scheduled.
  */
 import { writeFileAtomic } from '../util/atomicFile.js';
+import { snapshotDigest } from './atoms/keptAtoms.js';
 import { releaseBuffer } from '../util/release.js';
 import type { Logger } from '../util/log.js';
 import type { StoreDatabase } from './database.js';
@@ -29,11 +30,12 @@ export interface CompactionHost {
 /**
  * Writes `db` (which holds every entry up to `seq`) as the snapshot, durably, and only then
  * empties the journal: a crash in between replays entries the snapshot already has, which
- * replay skips by their sequence numbers.
+ * replay skips by their sequence numbers. Returns the snapshot's digest (keptAtoms.ts).
  */
-export async function writeSnapshot(db: StoreDatabase, seq: number, dbFile: string, journal: Journal): Promise<void> {
+export async function writeSnapshot(db: StoreDatabase, seq: number, dbFile: string, journal: Journal): Promise<string> {
   db.setMetaValue('journal_seq', String(seq));
   const bytes = db.export();
+  const digest = snapshotDigest(bytes);
   try {
     await writeFileAtomic(dbFile, bytes);
   } catch (err) {
@@ -43,6 +45,7 @@ export async function writeSnapshot(db: StoreDatabase, seq: number, dbFile: stri
     releaseBuffer(bytes);
   }
   await journal.reset();
+  return digest;
 }
 
 /** A snapshot this large is not rewritten at close for a short journal (`worthAtClose`). */

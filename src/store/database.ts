@@ -38,6 +38,11 @@ const ROOM_MAX_BYTES = 4 * 1024 * 1024;
  * that is not an SQLite database is read as it is (opening it fails as before).
  */
 export function readSnapshot(file: string): Uint8Array | undefined {
+  return readSnapshotFile(file)?.bytes;
+}
+
+/** `readSnapshot`, with the file's own size (the bytes before the room). */
+export function readSnapshotFile(file: string): { bytes: Uint8Array; size: number } | undefined {
   let fd: number;
   try {
     fd = openPlainFileSync(file, 'read'); // a link or device planted as atoms.db is refused, not followed
@@ -58,10 +63,10 @@ export function readSnapshot(file: string): Uint8Array | undefined {
     const bytes = Buffer.alloc(size + room);
     for (let at = 0; at < size; ) {
       const n = readSync(fd, bytes, at, size - at, at);
-      if (n === 0) return bytes.subarray(0, at); // cut short while read: opening it says so
+      if (n === 0) return { bytes: bytes.subarray(0, at), size: at }; // cut short while read: opening it says so
       at += n;
     }
-    return bytes;
+    return { bytes, size };
   } finally {
     closeSync(fd);
   }

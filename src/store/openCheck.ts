@@ -111,6 +111,16 @@ export async function checkAtomRows(rows: RawAtomRow[], refused: RefusedAtom[], 
 }
 
 /**
+ * The atoms of the kept atoms' file (keptAtoms.ts, sealed here, checked when they were written)
+ * with the journal's later entries applied: their graph checked as `checkAtomRows` checks it,
+ * sorted by name. Takes `atoms` over.
+ */
+export function checkKeptAtoms(atoms: Map<string, Atom>, refused: RefusedAtom[]): { atoms: Atom[]; order: string[] } {
+  const order = refuseBrokenGraph(atoms, refused);
+  return { atoms: [...atoms.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), order };
+}
+
+/**
  * The atom of a row whose seal matches: written (or checked in full) by this program, so its
  * columns are as a checked atom's; undefined when they are not as expected after all (the
  * full check then says why).

@@ -35,6 +35,7 @@ export const STATE_FILES = [
   'latest.js',
   'latest.js.map',
   'fulltext.bin',
+  'atoms.bin',
 ] as const;
 
 /** Folders this program may find in `.atomic/` (earlier versions' vector index); a link there is removed. */

@@ -137,10 +137,15 @@ export async function readFully(handle: FileHandle, buffer: Buffer, position: nu
 
 /** readPlainFile, synchronously. */
 export function readPlainFileSync(file: string, maxBytes: number): Buffer {
+  return readPlainFileHeadSync(file, maxBytes, maxBytes);
+}
+
+/** The first `length` bytes of a plain file (all of it when shorter), opened as readPlainFileSync opens it: refused past `maxBytes`. */
+export function readPlainFileHeadSync(file: string, length: number, maxBytes: number): Buffer {
   const fd = openPlainFileSync(file, 'read', 0o644, maxBytes);
   try {
     const size = fstatSync(fd).size;
-    const buffer = Buffer.alloc(Math.min(size, maxBytes));
+    const buffer = Buffer.alloc(Math.min(size, maxBytes, length));
     let read = 0;
     while (read < buffer.length) {
       const bytesRead = readSync(fd, buffer, read, buffer.length - read, read);

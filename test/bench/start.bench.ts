@@ -89,7 +89,7 @@ export default async function start(options: BenchOptions): Promise<BenchSection
     rows,
     notes: [
       `Servers start as an agent's configuration starts them: node ${NODE_FLAGS.join(' ')} cli.js serve --stdio (util/nodeFlags.ts); a baseline gets the same options unless BENCH_BASELINE_FLAGS gives its own.`,
-      'Each build starts on its own copy of the workspace, which it opened and searched once before (so it left there what it keeps between sessions: for this build the full-text snapshot, .atomic/fulltext.bin). The query is a new one every round: the model process starts cold for it.',
+      'Each build starts on its own copy of the workspace, which it opened and searched once before (so it left there what it keeps between sessions: for this build the full-text snapshot, .atomic/fulltext.bin, and the checked atoms, .atomic/atoms.bin). The query is a new one every round: the model process starts cold for it.',
       'Builds alternate which one starts first each round; the figure is the p50 of the rounds.',
     ],
   };

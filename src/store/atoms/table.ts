@@ -104,6 +104,11 @@ export interface RawAtomRow extends SealedColumns {
   seal: SqlValue | undefined;
 }
 
+/** How many rows the atoms table has (a table of someone else's may hold a name twice). */
+export function countAtomRows(db: StoreDatabase): number {
+  return Number(db.rows('SELECT count(*) FROM atoms')[0]?.[0] ?? 0);
+}
+
 /** Every atom row with its edges, ordered by name; openCheck.ts decides which may load. */
 export function readAtomRows(db: StoreDatabase): RawAtomRow[] {
   const deps = new Map<unknown, SqlValue[]>();
