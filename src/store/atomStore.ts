@@ -53,7 +53,7 @@ export type { ChangeOutcome, ChangePlan, UpsertResult } from '../atoms/writePlan
 
 export interface StoreOptions extends CompactionPolicy {
   log?: Logger;
-  /** Milliseconds after the last change of an atom before the kept atoms are written (default 10 s; they are written at close too). */
+  /** Milliseconds after a snapshot (or an open without usable kept atoms) before the kept atoms are written (default 10 s; at close they are written if still due). */
   keepAtomsDelayMs?: number;
   /** Skip the workspace lock (tests of two stores on one folder only). */
   noLock?: boolean;
@@ -87,8 +87,13 @@ export class AtomStore implements AtomReader, Disposable {
   /** The checked atoms kept for the next open (keptAtoms.ts), and the digest of atoms.db as it is on disk. */
   private readonly keptFile: string;
   private snapshot: string | undefined;
-  /** The kept atoms on disk are not the model's (an atom changed, a snapshot was written, the open did not use them). */
-  private keptStale = true;
+  /**
+   * The snapshot (digest) whose kept atoms are settled: on disk (written, or taken at open), or
+   * not to be written (atoms.db has rows the model does not). Once they are, a change of an atom
+   * does not write them again: the next open applies the journal's entries after them, as it
+   * would to the rows, until the next snapshot (compaction) calls for new ones.
+   */
+  private keptFor: string | undefined;
   private keptTimer: NodeJS.Timeout | undefined;
   private keptWriting: Promise<void> = Promise.resolve();
 
@@ -182,7 +187,7 @@ export class AtomStore implements AtomReader, Disposable {
     this.snapshot = snapshot;
     const kept = loaded.keptAtoms;
     if (kept && 'refused' in kept) this.log.debug(`store: ${this.keptFile} not used: ${kept.refused}`);
-    this.keptStale = !(kept && 'used' in kept && kept.used.seq === loaded.seq);
+    this.keptFor = kept && 'used' in kept ? snapshot : undefined;
     this.keepAtomsLater();
     this.outside.stamp();
     logOpenReport(this.log, loaded.report, this.dbFile);
@@ -210,9 +215,9 @@ export class AtomStore implements AtomReader, Disposable {
     return file;
   }
 
-  /** Writes the kept atoms KEEP_ATOMS_DELAY_MS after the last change of an atom (or as configured). */
+  /** Writes the kept atoms KEEP_ATOMS_DELAY_MS (or as configured) after a snapshot or an open that calls for them. */
   private keepAtomsLater(): void {
-    if (this.readOnlyReason || this.isClosed || !this.keptStale) return;
+    if (this.readOnlyReason || this.isClosed || this.keptFor === this.snapshot) return;
     if (this.keptTimer) clearTimeout(this.keptTimer);
     this.keptTimer = setTimeout(() => {
       this.keptTimer = undefined;
@@ -222,23 +227,25 @@ export class AtomStore implements AtomReader, Disposable {
   }
 
   /**
-   * Writes the model's atoms as the kept atoms (keptAtoms.ts) when they are stale, one write at a
-   * time. Read in one turn, while the model, the journal's position and the database agree; not
-   * written when the database has rows the model does not (refused at open): the file must hold
-   * every row. Derived data: replaced atomically, not fsynced; a failure is logged and changes nothing.
+   * Writes the model's atoms as the kept atoms (keptAtoms.ts) for the current snapshot, unless they
+   * are settled for it; one write at a time. Read in one turn, while the model, the journal's
+   * position and the database agree; not written when the database has rows the model does not
+   * (refused at open): the file must hold every row. Derived data: replaced atomically, not
+   * fsynced; a failure is logged and changes nothing.
    */
   private keepAtoms(): Promise<void> {
     const run = this.keptWriting.then(async () => {
-      if (!this.keptStale || this.snapshot === undefined || this.readOnlyReason || this.isClosed) return;
-      const key = { snapshot: this.snapshot, seq: this.seq };
+      const snapshot = this.snapshot;
+      if (snapshot === undefined || this.keptFor === snapshot || this.readOnlyReason || this.isClosed) return;
+      const key = { snapshot, seq: this.seq };
       const atoms = this.model.all();
-      this.keptStale = false; // a change meanwhile sets it again
+      this.keptFor = snapshot;
       if (atoms.length !== countAtomRows(this.db)) return;
       try {
         const bytes = await encodeKeptAtoms(atoms, key, keptSeal, nextTurn);
         if (bytes) await writeFileAtomic(this.keptFile, bytes, 0o644, { durable: false });
       } catch (err) {
-        this.keptStale = true;
+        if (this.keptFor === snapshot) this.keptFor = undefined;
         this.log.warn(`store: could not keep the atoms for the next open in ${this.keptFile}: ${(err as Error).message}`);
       }
     });
@@ -502,10 +509,6 @@ export class AtomStore implements AtomReader, Disposable {
     this.seq = entry.seq;
     applyEntry(this.db, entry, this.builds);
     this.applyToModel(ops);
-    if (ops.some((op) => op.op === 'put' || op.op === 'del')) {
-      this.keptStale = true;
-      this.keepAtomsLater();
-    }
     this.compaction.committed();
   }
 
@@ -522,14 +525,13 @@ export class AtomStore implements AtomReader, Disposable {
     if (this.readOnlyReason) throw readOnlyError(this.readOnlyReason);
     this.builds.writeHeldOrder(this.db);
     this.snapshot = await writeSnapshot(this.db, this.seq, this.dbFile, this.journal);
-    this.keptStale = true;
     this.keepAtomsLater();
     this.compaction.snapshotted();
     this.outside.stamp();
   }
 }
 
-/** After the last change of an atom, the kept atoms are written this much later (and at close). */
+/** After a snapshot, the kept atoms are written this much later (at close if that has not come). */
 const KEEP_ATOMS_DELAY_MS = 10_000;
 
 /** The kept atoms' seal: this machine's secret (checkSeal.ts). */
