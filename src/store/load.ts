@@ -92,9 +92,14 @@ export async function readStore(
     for (const entry of entries) {
       if (entry.seq <= snapshotSeq) continue;
       for (const op of entry.ops) if (op?.op === 'emb' && Array.isArray(op.rows)) journalVectors.push(...op.rows.map(legacyOf).filter((v) => v !== undefined));
+      const refusedBefore = report.refused.length;
       const checked = checkedEntry(entry, report.refused);
       applyEntry(database, checked, builds);
-      if (fromFile && entry.seq > kept!.file.key.seq) {
+      if (fromFile && entry.seq <= kept!.file.key.seq && report.refused.length > refusedBefore) {
+        // They hold what this entry put, and the rows will not: the rows decide.
+        keptAtoms = { refused: `journal entry ${entry.seq}, which they hold, is refused now` };
+        fromFile = undefined;
+      } else if (fromFile && entry.seq > kept!.file.key.seq) {
         for (const op of checked.ops) {
           if (op.op === 'put') fromFile.set(op.atom.name, op.atom);
           else if (op.op === 'del') fromFile.delete(op.name);

@@ -12,6 +12,8 @@ import initSqlJs from 'sql.js';
 import type { Atom } from '../../src/atoms/model.js';
 import { AtomStore, type StoreOptions } from '../../src/store/atomStore.js';
 import { encodeKeptAtoms, readKeptAtoms } from '../../src/store/atoms/keptAtoms.js';
+import { machineMac } from '../../src/store/checkSeal.js';
+import { encodeEntry } from '../../src/store/journal.js';
 import { wasmPath } from '../../src/store/sqlite.js';
 import type { Logger } from '../../src/util/log.js';
 import { cube, gameLoop, mathClamp, physicsConfig, playerJump } from '../support/atoms.js';
@@ -173,4 +175,30 @@ test('an atoms.db another program changed (as many rows as before) is read from 
   assert.equal(opened.kept, false);
   assert.equal(opened.atoms.find((a) => a.name === 'math_clamp')?.description, 'edited by hand');
   assert.deepEqual(opened.refused, []);
+});
+
+test('kept atoms holding a journal entry that is refused now are not used: the rows decide, and the refusal is reported', async () => {
+  const dir = tempDir('atomic-kept-refused-entry-');
+  const { store } = await open(dir);
+  await upsertMany(store, cube);
+  await store.close();
+  // The file as it would be had it been written after journal entry seq + 1: an update of
+  // math_clamp that the check at open refuses (its code past 2 KB), which the rows never take.
+  const file = readKeptAtoms(readFileSync(keptFile(dir)), () => Buffer.alloc(0), () => null);
+  assert.ok(typeof file !== 'string');
+  const { store: reader } = await open(dir);
+  const atoms = reader.all();
+  await reader.close();
+  const seq = file.key.seq + 1;
+  const bad: Atom = { ...atoms.find((a) => a.name === 'math_clamp')!, code: `function math_clamp() {\n  return "${'x'.repeat(2100)}";\n}`, version: 2 };
+  const fresh = readKeptAtoms(readFileSync(keptFile(dir)), () => Buffer.alloc(0), () => null);
+  assert.ok(typeof fresh !== 'string');
+  writeFileSync(keptFile(dir), (await encodeKeptAtoms(atoms.map((a) => (a.name === bad.name ? bad : a)), { snapshot: fresh.key.snapshot, seq }, (parts) => machineMac('kept atoms', parts)))!);
+  writeFileSync(join(dir, '.atomic', 'atoms.journal'), encodeEntry({ seq, ops: [{ op: 'put', atom: bad }] }));
+
+  const opened = await openedState(dir);
+  assert.equal(opened.kept, false, opened.lines.join('\n'));
+  assert.ok(opened.lines.some((l) => /atoms\.bin not used: journal entry \d+, which they hold, is refused now/.test(l)), opened.lines.join('\n'));
+  assert.deepEqual(opened.refused, ['math_clamp']);
+  assert.equal(opened.atoms.find((a) => a.name === 'math_clamp')?.code, mathClamp.code);
 });
