@@ -142,16 +142,25 @@ test('kept atoms of another workspace, damaged, or sealed elsewhere are not used
   assert.doesNotMatch(opened.atoms.map((x) => x.code).join('\n'), /pwned/);
 });
 
-test('a database with a row refused at open is never kept: the refusal is reported at every open', async () => {
-  const dir = tempDir('atomic-kept-refused-');
+/** A workspace of the cube, closed (its atoms kept), whose atoms.db another program then changed with `sql`. */
+async function cubeChangedOutside(prefix: string, sql: string): Promise<string> {
+  const dir = tempDir(prefix);
   const { store } = await open(dir);
   await upsertMany(store, cube);
   await store.close();
-  // A row no upsert would write, put in by another program (no seal): refused at open, left in atoms.db.
   const db = new (await SQL).Database(readFileSync(join(dir, '.atomic', 'atoms.db')));
-  db.run("INSERT INTO atoms (name, type, code, description, inputs, outputs, version, created_at, updated_at) VALUES ('Not-Snake', 'util', 'function x() {}', NULL, '[]', '[]', 1, 'x', 'x')");
+  db.run(sql);
   writeFileSync(join(dir, '.atomic', 'atoms.db'), db.export());
   db.close();
+  return dir;
+}
+
+test('a database with a row refused at open is never kept: the refusal is reported at every open', async () => {
+  // A row no upsert would write, put in by another program (no seal): refused at open, left in atoms.db.
+  const dir = await cubeChangedOutside(
+    'atomic-kept-refused-',
+    "INSERT INTO atoms (name, type, code, description, inputs, outputs, version, created_at, updated_at) VALUES ('Not-Snake', 'util', 'function x() {}', NULL, '[]', '[]', 1, 'x', 'x')",
+  );
 
   for (let open = 0; open < 3; open++) {
     const opened = await openedState(dir);
@@ -162,14 +171,7 @@ test('a database with a row refused at open is never kept: the refusal is report
 });
 
 test('an atoms.db another program changed (as many rows as before) is read from its rows: the change is seen', async () => {
-  const dir = tempDir('atomic-kept-edited-');
-  const { store } = await open(dir);
-  await upsertMany(store, cube);
-  await store.close();
-  const db = new (await SQL).Database(readFileSync(join(dir, '.atomic', 'atoms.db')));
-  db.run("UPDATE atoms SET description = 'edited by hand' WHERE name = 'math_clamp'");
-  writeFileSync(join(dir, '.atomic', 'atoms.db'), db.export());
-  db.close();
+  const dir = await cubeChangedOutside('atomic-kept-edited-', "UPDATE atoms SET description = 'edited by hand' WHERE name = 'math_clamp'");
 
   const opened = await openedState(dir);
   assert.equal(opened.kept, false);
