@@ -53,8 +53,6 @@ export type { ChangeOutcome, ChangePlan, UpsertResult } from '../atoms/writePlan
 
 export interface StoreOptions extends CompactionPolicy {
   log?: Logger;
-  /** Milliseconds after a snapshot (or an open without usable kept atoms) before the kept atoms are written (default 10 s; at close they are written if still due). */
-  keepAtomsDelayMs?: number;
   /** Skip the workspace lock (tests of two stores on one folder only). */
   noLock?: boolean;
 }
@@ -88,14 +86,11 @@ export class AtomStore implements AtomReader, Disposable {
   private readonly keptFile: string;
   private snapshot: string | undefined;
   /**
-   * The snapshot (digest) whose kept atoms are settled: on disk (written, or taken at open), or
-   * not to be written (atoms.db has rows the model does not). Once they are, a change of an atom
-   * does not write them again: the next open applies the journal's entries after them, as it
-   * would to the rows, until the next snapshot (compaction) calls for new ones.
+   * The snapshot (digest) whose kept atoms are on disk (taken at open), if any. A change of an
+   * atom does not write them again: the next open applies the journal's entries after them, as it
+   * would to the rows, until a snapshot (compaction) calls for new ones, written at close.
    */
   private keptFor: string | undefined;
-  private keptTimer: NodeJS.Timeout | undefined;
-  private keptWriting: Promise<void> = Promise.resolve();
 
   /** Fired after a change is durable and applied. */
   readonly onDidChange = this.changes.event;
@@ -188,7 +183,6 @@ export class AtomStore implements AtomReader, Disposable {
     const kept = loaded.keptAtoms;
     if (kept && 'refused' in kept) this.log.debug(`store: ${this.keptFile} not used: ${kept.refused}`);
     this.keptFor = kept && 'used' in kept ? snapshot : undefined;
-    this.keepAtomsLater();
     this.outside.stamp();
     logOpenReport(this.log, loaded.report, this.dbFile);
     const from = kept && 'used' in kept ? `; kept in ${this.keptFile} at entry ${kept.used.seq}` : '';
@@ -215,42 +209,25 @@ export class AtomStore implements AtomReader, Disposable {
     return file;
   }
 
-  /** Writes the kept atoms KEEP_ATOMS_DELAY_MS (or as configured) after a snapshot or an open that calls for them. */
-  private keepAtomsLater(): void {
-    if (this.readOnlyReason || this.isClosed || this.keptFor === this.snapshot) return;
-    if (this.keptTimer) clearTimeout(this.keptTimer);
-    this.keptTimer = setTimeout(() => {
-      this.keptTimer = undefined;
-      void this.keepAtoms();
-    }, this.options.keepAtomsDelayMs ?? KEEP_ATOMS_DELAY_MS);
-    this.keptTimer.unref?.();
-  }
-
   /**
-   * Writes the model's atoms as the kept atoms (keptAtoms.ts) for the current snapshot, unless they
-   * are settled for it; one write at a time. Read in one turn, while the model, the journal's
-   * position and the database agree; not written when the database has rows the model does not
-   * (refused at open): the file must hold every row. Derived data: replaced atomically, not
-   * fsynced; a failure is logged and changes nothing.
+   * At close: the model's atoms as the kept atoms (keptAtoms.ts) for the snapshot on disk, unless
+   * that snapshot's are there already. Only at close: written during a session (10 s after each
+   * compaction), they put ~35 MB of buffers on the path of an agent's writes at 10,000 atoms. Not
+   * written when the database has rows the model does not (refused at open): the file must hold
+   * every row. Derived data: replaced atomically, not fsynced; a failure is logged and changes nothing.
    */
-  private keepAtoms(): Promise<void> {
-    const run = this.keptWriting.then(async () => {
-      const snapshot = this.snapshot;
-      if (snapshot === undefined || this.keptFor === snapshot || this.readOnlyReason || this.isClosed) return;
-      const key = { snapshot, seq: this.seq };
-      const atoms = this.model.all();
+  private async keepAtoms(): Promise<void> {
+    const snapshot = this.snapshot;
+    if (snapshot === undefined || this.keptFor === snapshot || this.readOnlyReason) return;
+    const atoms = this.model.all();
+    if (atoms.length !== countAtomRows(this.db)) return;
+    try {
+      const bytes = await encodeKeptAtoms(atoms, { snapshot, seq: this.seq }, keptSeal, nextTurn);
+      if (bytes) await writeFileAtomic(this.keptFile, bytes, 0o644, { durable: false });
       this.keptFor = snapshot;
-      if (atoms.length !== countAtomRows(this.db)) return;
-      try {
-        const bytes = await encodeKeptAtoms(atoms, key, keptSeal, nextTurn);
-        if (bytes) await writeFileAtomic(this.keptFile, bytes, 0o644, { durable: false });
-      } catch (err) {
-        if (this.keptFor === snapshot) this.keptFor = undefined;
-        this.log.warn(`store: could not keep the atoms for the next open in ${this.keptFile}: ${(err as Error).message}`);
-      }
-    });
-    this.keptWriting = run;
-    return run;
+    } catch (err) {
+      this.log.warn(`store: could not keep the atoms for the next open in ${this.keptFile}: ${(err as Error).message}`);
+    }
   }
 
   /** Schema 2's vectors into vectors.bin, once (vectors/legacy.ts), then the snapshot without them. */
@@ -465,8 +442,6 @@ export class AtomStore implements AtomReader, Disposable {
     this.outside.close();
     await this.exclusive(async () => {
       if (!this.readOnlyReason && (!existsSync(this.dbFile) || this.compaction.worthAtClose(statSync(this.dbFile).size))) await this.compactNow();
-      if (this.keptTimer) clearTimeout(this.keptTimer);
-      this.keptTimer = undefined;
       await this.keepAtoms();
       await this.journal.close();
       this.db.close();
@@ -525,14 +500,10 @@ export class AtomStore implements AtomReader, Disposable {
     if (this.readOnlyReason) throw readOnlyError(this.readOnlyReason);
     this.builds.writeHeldOrder(this.db);
     this.snapshot = await writeSnapshot(this.db, this.seq, this.dbFile, this.journal);
-    this.keepAtomsLater();
     this.compaction.snapshotted();
     this.outside.stamp();
   }
 }
-
-/** After a snapshot, the kept atoms are written this much later (at close if that has not come). */
-const KEEP_ATOMS_DELAY_MS = 10_000;
 
 /** The kept atoms' seal: this machine's secret (checkSeal.ts). */
 const keptSeal = (parts: readonly Uint8Array[]) => machineMac('kept atoms', parts);

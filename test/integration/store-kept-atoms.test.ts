@@ -85,12 +85,11 @@ test('changes after the kept atoms stay in the journal, and an open applies them
   // Changes after them, durable in the journal only; the folder copied as a crash would leave it.
   // The kept atoms are this snapshot's already: a change does not write them again (the journal holds it).
   const before = readFileSync(keptFile(dir));
-  const { store } = await open(dir, { keepAtomsDelayMs: 0 });
+  const { store } = await open(dir);
   await upsert(store, { ...physicsConfig, code: physicsConfig.code.replace('12', '18') });
   await deleteAtom(store, gameLoop.name);
   await upsert(store, { name: 'score_label', type: 'util', code: 'function score_label(n) {\n  return `Score: ${n}`;\n}', inputs: [{ name: 'n', type: 'number' }], outputs: [{ name: 'label', type: 'string' }] });
   const expected = store.all();
-  await new Promise((resolve) => setTimeout(resolve, 50));
   assert.ok(readFileSync(keptFile(dir)).equals(before), 'the kept atoms were not written again');
   const crashed = tempDir('atomic-kept-crash-');
   cpSync(join(dir, '.atomic'), join(crashed, '.atomic'), { recursive: true });
