@@ -34,7 +34,7 @@ import { AtomModel } from './atoms/model.js';
 import { countAtomRows, lastVersion, readHistory, readTombstones } from './atoms/table.js';
 import { BuildRecords, type BuildRecord, type KnownOrderChange } from './builds.js';
 import { Compaction, writeSnapshot, type CompactionPolicy } from './compaction.js';
-import { readSnapshotFile, type StoreDatabase } from './database.js';
+import { readSnapshot, type StoreDatabase } from './database.js';
 import { readOnlyError, storageError } from './diskErrors.js';
 import type { Vector } from './vectors/float16.js';
 import { moveLegacyVectors } from './vectors/legacy.js';
@@ -144,7 +144,7 @@ export class AtomStore implements AtomReader, Disposable {
    * stays in place until the new one has loaded, so a broken file on disk changes nothing.
    */
   private async loadDatabase(): Promise<void> {
-    const read = readSnapshotFile(this.dbFile);
+    const read = readSnapshot(this.dbFile);
     const bytes = read?.bytes;
     // Its digest names the snapshot the kept atoms are for: taken only where they are read or written.
     const snapshot = read && !this.readOnlyReason ? snapshotDigest(read.bytes.subarray(0, read.size)) : undefined;

@@ -34,15 +34,11 @@ const ROOM_SHARE = 1 / 32;
 const ROOM_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
- * The snapshot's bytes with room after them (above), or undefined when there is no file. A file
- * that is not an SQLite database is read as it is (opening it fails as before).
+ * The snapshot's bytes with room after them (above), and the file's own size (the bytes before
+ * the room), or undefined when there is no file. A file that is not an SQLite database is read as
+ * it is (opening it fails as before).
  */
-export function readSnapshot(file: string): Uint8Array | undefined {
-  return readSnapshotFile(file)?.bytes;
-}
-
-/** `readSnapshot`, with the file's own size (the bytes before the room). */
-export function readSnapshotFile(file: string): { bytes: Uint8Array; size: number } | undefined {
+export function readSnapshot(file: string): { bytes: Uint8Array; size: number } | undefined {
   let fd: number;
   try {
     fd = openPlainFileSync(file, 'read'); // a link or device planted as atoms.db is refused, not followed

@@ -106,8 +106,7 @@ export async function checkAtomRows(rows: RawAtomRow[], refused: RefusedAtom[], 
   }
   const order = refuseBrokenGraph(atoms, refused);
   if (sealed) for (const name of sealed.keys()) if (!atoms.has(name)) sealed.delete(name);
-  // Sorted here, not by the database: a table of someone else's may declare another collation.
-  return { atoms: [...atoms.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), order };
+  return { atoms: byName(atoms), order };
 }
 
 /**
@@ -117,7 +116,12 @@ export async function checkAtomRows(rows: RawAtomRow[], refused: RefusedAtom[], 
  */
 export function checkKeptAtoms(atoms: Map<string, Atom>, refused: RefusedAtom[]): { atoms: Atom[]; order: string[] } {
   const order = refuseBrokenGraph(atoms, refused);
-  return { atoms: [...atoms.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), order };
+  return { atoms: byName(atoms), order };
+}
+
+/** The atoms sorted by name here, not by the database: a table of someone else's may declare another collation. */
+function byName(atoms: Map<string, Atom>): Atom[] {
+  return [...atoms.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /**

@@ -28,7 +28,7 @@ const header = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset
 test('a snapshot is read with room after it, and the room left becomes free pages the next snapshot keeps', async () => {
   const { file, pageSize } = await snapshot(2000);
   const size = readFileSync(file).length;
-  const bytes = readSnapshot(file)!;
+  const { bytes } = readSnapshot(file)!;
   const room = (bytes.length - size) / pageSize;
   assert.ok(room >= 8, `${room} pages of room for a ${size}-byte snapshot`);
   assert.deepEqual(Buffer.from(bytes.subarray(0, size)), readFileSync(file), 'the snapshot itself, unchanged');
@@ -50,7 +50,7 @@ test('a snapshot is read with room after it, and the room left becomes free page
     database.close();
   }
   // The next open counts the free pages: it adds room for about what was used since.
-  const again = (readSnapshot(file)!.length - readFileSync(file).length) / pageSize;
+  const again = (readSnapshot(file)!.bytes.length - readFileSync(file).length) / pageSize;
   assert.ok(again >= 3 && again < room / 2, `${again} pages of room the second time, ${room} the first`);
 });
 
@@ -58,8 +58,8 @@ test('a file that is no database is read as it is, and a small database gets no 
   const dir = tempDir();
   const junk = join(dir, 'junk.db');
   writeFileSync(junk, 'not a database at all');
-  assert.equal(Buffer.from(readSnapshot(junk)!).toString(), 'not a database at all');
+  assert.equal(Buffer.from(readSnapshot(junk)!.bytes).toString(), 'not a database at all');
   assert.equal(readSnapshot(join(dir, 'missing.db')), undefined);
   const { file } = await snapshot(1);
-  assert.equal(readSnapshot(file)!.length, readFileSync(file).length);
+  assert.equal(readSnapshot(file)!.bytes.length, readFileSync(file).length);
 });
