@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, posix, relative, win32 } from 'node:path';
 import { SERVER_NAME } from '../version.js';
-import { NODE_FLAGS } from '../util/nodeFlags.js';
+import { HUGE_PAGES_TUNABLE, NODE_FLAGS } from '../util/nodeFlags.js';
 
 /** The server entry every agent gets: how to start our stdio MCP server. */
 export interface StdioServer {
@@ -98,10 +98,24 @@ export function findTarget(id: string): AgentTarget {
 /**
  * The command line an agent runs: `node --max-semi-space-size=8 --heap-growing-percent=50 <cli.js>
  * serve --workspace <dir> --stdio` (the V8 options keep the server's heap small: util/nodeFlags.ts).
+ * On Linux, through `/usr/bin/env GLIBC_TUNABLES=glibc.malloc.hugetlb=1` (huge pages for what its
+ * start reads: HUGE_PAGES_ENV), set on the command line rather than in the entry's `env`: some agents
+ * start a server whose entry has an `env` with that environment alone, without PATH or HOME (the MCP
+ * SDK's own client did in early 2025: typescript-sdk issue 216). `env` execs the same `node` the bare name found before, in the same process.
  */
-export function stdioServer(nodeCommand: string, cliPath: string, workspaceDir: string | null): StdioServer {
-  return { command: nodeCommand, args: [...NODE_FLAGS, cliPath, 'serve', ...(workspaceDir === null ? [] : ['--workspace', workspaceDir]), '--stdio'] };
+export function stdioServer(
+  nodeCommand: string,
+  cliPath: string,
+  workspaceDir: string | null,
+  platform: NodeJS.Platform = process.platform,
+  exists: (file: string) => boolean = existsSync,
+): StdioServer {
+  const node = [nodeCommand, ...NODE_FLAGS, cliPath, 'serve', ...(workspaceDir === null ? [] : ['--workspace', workspaceDir]), '--stdio'];
+  if (platform === 'linux' && exists(ENV_COMMAND)) return { command: ENV_COMMAND, args: [`GLIBC_TUNABLES=${HUGE_PAGES_TUNABLE}`, ...node] };
+  return { command: node[0]!, args: node.slice(1) };
 }
+
+const ENV_COMMAND = '/usr/bin/env';
 
 /** The entry's server for one target: its `--workspace` as the target wants it (see AgentTarget.workspace). */
 export function serverFor(target: AgentTarget, nodeCommand: string, cliPath: string, workspaceDir: string): StdioServer {

@@ -15,14 +15,22 @@
 export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
 
 /**
- * The environment the model's process starts with beside its flags (useLite.ts): glibc's malloc
- * asks the kernel for transparent huge pages for the blocks it maps (`glibc.malloc.hugetlb=1`,
- * glibc 2.35 and later). Where THP is left to `madvise` (Debian's and Ubuntu's default) nothing
- * else of the machine changes. Why: a cold start reads 27 MB of weights and tfjs copies them
- * twice on their way into the wasm heap; each new 4 KiB page costs a fault, a 2 MiB page one
- * fault for 512 of them. Measured alone, spawn to the first vector, 5 rounds alternated:
- * 948-1,097 ms → 748-844 ms, peak RSS 165-167 MiB either way. Ignored where malloc is not
- * glibc's (macOS, Windows, musl). Not the server's: in VS Code it is the extension host, not
- * ours to start.
+ * What our own processes add to their environment: glibc's malloc asks the kernel for transparent
+ * huge pages for the blocks it maps (`glibc.malloc.hugetlb=1`, glibc 2.35 and later). Where THP is
+ * left to `madvise` (Debian's and Ubuntu's default) nothing else of the machine changes; ignored
+ * where malloc is not glibc's (macOS, Windows, musl). Why: a new 4 KiB page costs a fault, a 2 MiB
+ * page one fault for 512 of them, and in a virtual machine a fault can cost far more than the
+ * copy it waits for (this project's: 22 MB read into a new buffer took 100-137 ms, 23-59 ms with
+ * it; into the same buffer again, 4-6 ms).
+ * - The model's process (useLite.ts): a cold start reads 27 MB of weights and tfjs copies them
+ *   twice on their way into the wasm heap. Spawn to the first vector, 5 rounds alternated:
+ *   948-1,097 ms → 748-844 ms, peak RSS 165-167 MiB either way.
+ * - The headless server an agent launches (agentConfig.ts, through `/usr/bin/env` on Linux): its
+ *   start reads the store's files (atoms.db, atoms.bin, fulltext.bin: 46 MB at 10,000 atoms) and
+ *   2.5 MB of script. Spawn to tools/list at 10,000 atoms 919-994 → 593-613 ms, to the first
+ *   search 2,464-2,680 → 1,943-1,970 ms (3 rounds each), peak RSS 202-211 → 211-216 MiB
+ *   (test/bench/start.bench.ts repeats it).
+ * Not VS Code's extension host, which is not ours to start.
  */
-export const MODEL_PROCESS_ENV: Readonly<Record<string, string>> = { GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' };
+export const HUGE_PAGES_TUNABLE = 'glibc.malloc.hugetlb=1';
+export const HUGE_PAGES_ENV: Readonly<Record<string, string>> = { GLIBC_TUNABLES: HUGE_PAGES_TUNABLE };

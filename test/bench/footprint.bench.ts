@@ -10,19 +10,20 @@
  * (say, a build of the last release) each size is measured on both servers, one after the other on
  * fresh copies of the same workspace, so the figures stand side by side in one run.
  *
- * Servers start the way an agent's configuration starts them (agentConfig.ts), with NODE_FLAGS;
- * this build is measured once more with V8's default young generation, to show that option's share.
+ * This build starts the way an agent's configuration starts it (agentConfig.ts: NODE_FLAGS, and on
+ * Linux /usr/bin/env with glibc's huge pages), then once more as `node cli.js` alone (V8's defaults,
+ * no huge pages: as in VS Code's extension host), to show those options' share.
  *
  *   BENCH_SIZES=50000 npm run bench -- footprint
  *   BENCH_BASELINE_CLI=/tmp/before/dist/cli.js npm run bench -- footprint
  *   BENCH_BASELINE_CLI=... BENCH_BASELINE_FLAGS='--max-semi-space-size=16' npm run bench -- footprint
- *     (the baseline started with the Node options it shipped with; default: this build's NODE_FLAGS)
+ *     (the baseline started with the Node options it shipped with; default: `node NODE_FLAGS cli.js`)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
 import { loadSqlJs } from '../../src/store/sqlite.js';
-import { CLI, connectStdio, paired, peakResidentBytes, residentBytes, timedCall, type Connected } from './harness.js';
+import { agentLaunch, CLI, connectStdio, launchText, paired, plainLaunch, peakResidentBytes, residentBytes, timedCall, type Connected, type Launch } from './harness.js';
 import { bytes, ms, ratio, summarize, type BenchOptions, type BenchSection } from './report.js';
 import { newAtom, seeded } from './generate.js';
 import { prepareSynthetic, prepareUpgraded } from './syntheticWorkspaces.js';
@@ -48,21 +49,21 @@ const LARGE = { readRatio: 2, searchP50: 150, upsertP50: 60, createP50: 60 };
 interface Build {
   label: string;
   cli: string;
-  /** Node options before the script (NODE_FLAGS, as agents start the server). */
-  flags: readonly string[];
+  /** Its command line up to `serve --stdio` (agentLaunch, as agents start the server). */
+  launch: Launch;
 }
 
 export default async function footprintBench(options: BenchOptions): Promise<BenchSection[]> {
   const sizes = footprintSizes(options);
   const builds: Build[] = [
-    { label: 'this build', cli: CLI, flags: NODE_FLAGS },
-    { label: 'this build, V8 defaults', cli: CLI, flags: [] },
+    { label: 'this build', cli: CLI, launch: agentLaunch(CLI) },
+    { label: 'this build, V8 defaults', cli: CLI, launch: plainLaunch(CLI, []) },
   ];
   const baseline = process.env.BENCH_BASELINE_CLI;
   if (baseline) {
     if (!existsSync(baseline)) throw new Error(`BENCH_BASELINE_CLI=${baseline} does not exist: point it at another build's dist/cli.js`);
     const flags = process.env.BENCH_BASELINE_FLAGS?.split(/\s+/).filter(Boolean) ?? NODE_FLAGS;
-    builds.push({ label: flags === NODE_FLAGS ? 'baseline' : `baseline (${flags.join(' ') || 'V8 defaults'})`, cli: baseline, flags });
+    builds.push({ label: flags === NODE_FLAGS ? 'baseline' : `baseline (${flags.join(' ') || 'V8 defaults'})`, cli: baseline, launch: plainLaunch(baseline, flags) });
   }
   const memory: Record<string, string | number>[] = [];
   const disk: Record<string, string | number>[] = [];
@@ -94,7 +95,7 @@ export default async function footprintBench(options: BenchOptions): Promise<Ben
       rows: memory,
       notes: [
         'start → tools/list: from spawning the server to its tools/list answer; start → first get_status: to the answer of the first tool call, which waits for the workspace to open (a server may list its tools before).',
-        `Servers start as an agent's configuration starts them: node ${NODE_FLAGS.join(' ')} cli.js serve --stdio (util/nodeFlags.ts); "V8 defaults" is this build without that option; a baseline gets the same option unless BENCH_BASELINE_FLAGS gives its own.`,
+        `This build starts as an agent's configuration starts it: ${launchText(agentLaunch(CLI), CLI)} (agentConfig.ts, util/nodeFlags.ts); "V8 defaults" is this build as node cli.js serve --stdio alone (no options, no huge pages: as in VS Code's extension host); a baseline starts as node ${NODE_FLAGS.join(' ')} cli.js unless BENCH_BASELINE_FLAGS gives its own options.`,
         'RSS: resident memory of the server process (/proc VmRSS) after that first get_status (the workspace open), after the searches; peak = VmHWM over its life. The model process (a child started by the first search that embeds a query) is measured apart; footprint = server peak + model peak (an upper bound: the peaks need not coincide). A baseline (BENCH_BASELINE_CLI) from before the model had its own process shows its model inside the server figures.',
         `targets (issue 15): server peak after searches ≤ 150 MiB at 1,000 atoms; at 10,000 RSS after open ≤ 200, peak ≤ 300, footprint ≤ 500 MiB, start ≤ 400 ms; at 50,000 peak ≤ 600 MiB, open ≤ 2 s.`,
       ],
@@ -134,7 +135,7 @@ function footprintSizes(options: { quick: boolean }): number[] {
  * server may list its tools before) and stops it, so the measured open is a second, clean one.
  */
 async function firstOpen(ws: PreparedWorkspace, build: Build): Promise<void> {
-  const server = await connectStdio(process.execPath, [...build.flags, build.cli, 'serve', '--stdio', '--log-level', 'warn', '--workspace', ws.dir], {});
+  const server = await connectStdio(build.launch.command, [...build.launch.args, '--log-level', 'warn', '--workspace', ws.dir], {});
   try {
     await timedCall(server.client, 'get_status', {});
   } finally {
@@ -144,7 +145,7 @@ async function firstOpen(ws: PreparedWorkspace, build: Build): Promise<void> {
 
 async function measure(ws: PreparedWorkspace, size: number, build: Build, options: BenchOptions) {
   const started = performance.now();
-  const server = await connectStdio(process.execPath, [...build.flags, build.cli, 'serve', '--stdio', '--bench-tools', '--log-level', 'warn', '--workspace', ws.dir], {}, started);
+  const server = await connectStdio(build.launch.command, [...build.launch.args, '--bench-tools', '--log-level', 'warn', '--workspace', ws.dir], {}, started);
   const target = TARGETS[size] ?? {};
   const row: Record<string, string | number> = { atoms: size, server: build.label, 'start → tools/list ms': ms(server.startMs) };
   const large: Record<string, string | number>[] = [];

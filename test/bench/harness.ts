@@ -13,8 +13,34 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { stdioServer } from '../../src/agents/agentConfig.js';
 
 export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
+
+/** A server's command line, before the arguments a bench adds after `serve --stdio`. */
+export interface Launch {
+  command: string;
+  args: readonly string[];
+}
+
+/**
+ * How an agent's configuration starts `cli` (agentConfig.ts's stdioServer: NODE_FLAGS, and on Linux
+ * /usr/bin/env with glibc's huge pages), with this process's node; `serve --stdio` last.
+ */
+export function agentLaunch(cli: string): Launch {
+  const { command, args } = stdioServer(process.execPath, cli, null);
+  return { command, args };
+}
+
+/** A command line as a bench's notes show it: node and the build's cli.js by their short names. */
+export function launchText(launch: Launch, cli: string): string {
+  return [launch.command, ...launch.args].map((a) => (a === process.execPath ? 'node' : a === cli ? 'cli.js' : a)).join(' ');
+}
+
+/** `node <flags> <cli> serve --stdio`: a build started with these Node options and nothing else. */
+export function plainLaunch(cli: string, flags: readonly string[]): Launch {
+  return { command: process.execPath, args: [...flags, cli, 'serve', '--stdio'] };
+}
 
 export type Transport = 'stdio' | 'http';
 

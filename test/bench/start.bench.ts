@@ -7,19 +7,21 @@
  * was kept) and the model's process (started cold: its first query).
  *
  * The server starts as an agent's configuration starts it (agentConfig.ts): `node NODE_FLAGS
- * dist/cli.js serve --stdio` (until issue 38's third pass it ran with V8's defaults here: 2,780
+ * dist/cli.js serve --stdio`, on Linux through `/usr/bin/env GLIBC_TUNABLES=glibc.malloc.hugetlb=1`
+ * (util/nodeFlags.ts's HUGE_PAGES_ENV; until issue 38's third pass it ran with V8's defaults here: 2,780
  * against 2,432 ms p50 at 10,000 atoms, 5 rounds alternated; the open's survivors are copied through
  * a young generation grown to tens of MiB, each of its new pages a fault).
  *
  * With BENCH_BASELINE_CLI=<another build's dist/cli.js> that build does the same on its own copy
  * of the workspace, alternating which one starts first, `BENCH_ROUNDS` times (default 5; 3 with
- * --quick), with the same options unless BENCH_BASELINE_FLAGS gives its own. 1,000 and 10,000
- * atoms (--quick: 1,000; BENCH_SIZES overrides).
+ * --quick), started as its own configuration started it: `node NODE_FLAGS cli.js serve --stdio`
+ * (BENCH_BASELINE_FLAGS gives other options; BENCH_BASELINE_LAUNCH=agent starts it as this build's
+ * agents do, to compare the code alone). 1,000 and 10,000 atoms (--quick: 1,000; BENCH_SIZES overrides).
  *
  *   BENCH_BASELINE_CLI=/tmp/before/dist/cli.js npm run bench -- start
  */
 import { existsSync, rmSync } from 'node:fs';
-import { CLI, connectStdio, timedCall } from './harness.js';
+import { agentLaunch, CLI, connectStdio, launchText, plainLaunch, timedCall, type Launch } from './harness.js';
 import { ms, ratio, summarize, type BenchOptions, type BenchSection } from './report.js';
 import { prepareSynthetic } from './syntheticWorkspaces.js';
 import type { PreparedWorkspace } from './workspaces.js';
@@ -32,17 +34,19 @@ const TARGET_10K_MS = 1000;
 interface Build {
   label: string;
   cli: string;
-  /** Node options before the script (NODE_FLAGS, as agents start the server). */
-  flags: readonly string[];
+  /** Its command line up to `serve --stdio` (agentLaunch, as agents start the server). */
+  launch: Launch;
 }
 
 export default async function start(options: BenchOptions): Promise<BenchSection> {
-  const builds: Build[] = [{ label: 'this build', cli: CLI, flags: NODE_FLAGS }];
+  const builds: Build[] = [{ label: 'this build', cli: CLI, launch: agentLaunch(CLI) }];
   const baseline = process.env.BENCH_BASELINE_CLI;
   if (baseline) {
     if (!existsSync(baseline)) throw new Error(`BENCH_BASELINE_CLI=${baseline} does not exist: point it at another build's dist/cli.js`);
     const flags = process.env.BENCH_BASELINE_FLAGS?.split(/\s+/).filter(Boolean) ?? NODE_FLAGS;
-    builds.push({ label: flags === NODE_FLAGS ? 'baseline' : `baseline (${flags.join(' ') || 'V8 defaults'})`, cli: baseline, flags });
+    const asAgent = process.env.BENCH_BASELINE_LAUNCH === 'agent';
+    const label = asAgent ? "baseline (this build's agent launch)" : flags === NODE_FLAGS ? 'baseline' : `baseline (${flags.join(' ') || 'V8 defaults'})`;
+    builds.push({ label, cli: baseline, launch: asAgent ? agentLaunch(baseline) : plainLaunch(baseline, flags) });
   }
   const rounds = Number(process.env.BENCH_ROUNDS) || (options.quick ? 3 : 5);
   const override = process.env.BENCH_SIZES?.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
@@ -88,7 +92,7 @@ export default async function start(options: BenchOptions): Promise<BenchSection
     title: 'A start on an existing workspace: spawn → first semantic_search answer (stdio)',
     rows,
     notes: [
-      `Servers start as an agent's configuration starts them: node ${NODE_FLAGS.join(' ')} cli.js serve --stdio (util/nodeFlags.ts); a baseline gets the same options unless BENCH_BASELINE_FLAGS gives its own.`,
+      `This build starts as an agent's configuration starts it: ${launchText(builds[0]!.launch, CLI)} (agentConfig.ts, util/nodeFlags.ts).${builds[1] ? ` The baseline: ${launchText(builds[1].launch, builds[1].cli)}.` : ''}`,
       'Each build starts on its own copy of the workspace, which it opened and searched once before (so it left there what it keeps between sessions: for this build the full-text snapshot, .atomic/fulltext.bin, and the checked atoms, .atomic/atoms.bin). The query is a new one every round: the model process starts cold for it.',
       'Builds alternate which one starts first each round; the figure is the p50 of the rounds.',
     ],
@@ -99,7 +103,7 @@ export default async function start(options: BenchOptions): Promise<BenchSection
 async function firstSearch(build: Build, ws: PreparedWorkspace, query: string): Promise<number> {
   const started = performance.now();
   // The user cache folder stays the workspace's across starts (its secret seals what a start keeps).
-  const server = await connectStdio(process.execPath, [...build.flags, build.cli, 'serve', '--stdio', '--log-level', 'warn', '--workspace', ws.dir], { ATOMIC_CODING_CACHE_DIR: `${ws.dir}-cache` }, started);
+  const server = await connectStdio(build.launch.command, [...build.launch.args, '--log-level', 'warn', '--workspace', ws.dir], { ATOMIC_CODING_CACHE_DIR: `${ws.dir}-cache` }, started);
   try {
     const answer = await timedCall(server.client, 'semantic_search', { query });
     if (answer.isError) throw new Error(`${build.label}: semantic_search failed: ${answer.text.slice(0, 300)}`);

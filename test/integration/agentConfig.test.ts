@@ -5,11 +5,27 @@ import { describe, it } from 'node:test';
 import { AGENT_TARGETS, findTarget, mergeAgentConfig, stdioServer, writeAgentConfig } from '../../src/agents/agentConfig.js';
 import { tempDir } from '../support/tmp.js';
 
-const server = stdioServer('node', '/ext/dist/cli.js', '/proj');
+// The entry as every system but Linux spells it (Linux's goes through /usr/bin/env: below).
+const server = stdioServer('node', '/ext/dist/cli.js', '/proj', 'darwin');
 
 describe('Connect Other Agents: config files', () => {
   it('uses the stdio command line of the CLI, with a small young generation for V8', () => {
     assert.deepEqual(server, { command: 'node', args: ['--max-semi-space-size=8', '--heap-growing-percent=50', '/ext/dist/cli.js', 'serve', '--workspace', '/proj', '--stdio'] });
+  });
+
+  it("on Linux, runs node through /usr/bin/env with glibc's huge pages, the variable on the command line, not in an env the agent may use alone", () => {
+    const linux = stdioServer('node', '/ext/dist/cli.js', '/proj', 'linux', (file) => file === '/usr/bin/env');
+    assert.deepEqual(linux, {
+      command: '/usr/bin/env',
+      args: ['GLIBC_TUNABLES=glibc.malloc.hugetlb=1', 'node', '--max-semi-space-size=8', '--heap-growing-percent=50', '/ext/dist/cli.js', 'serve', '--workspace', '/proj', '--stdio'],
+    });
+    assert.equal('env' in linux, false);
+    // A Linux without /usr/bin/env gets the plain command; so do Windows and macOS.
+    assert.deepEqual(stdioServer('node', '/ext/dist/cli.js', '/proj', 'linux', () => false), server);
+    assert.deepEqual(stdioServer('C:\\node\\node.exe', 'C:\\ext\\dist\\cli.js', null, 'win32', () => true), {
+      command: 'C:\\node\\node.exe',
+      args: ['--max-semi-space-size=8', '--heap-growing-percent=50', 'C:\\ext\\dist\\cli.js', 'serve', '--stdio'],
+    });
   });
 
   it('creates a missing Claude Code .mcp.json with our entry', () => {

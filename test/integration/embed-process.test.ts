@@ -63,7 +63,7 @@ test('embeds in a separate process, whose memory is reported apart', async () =>
   // And with Node's compile cache in this user's cache folder (util/compileCache.ts).
   const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
   assert.ok(environ.includes(`NODE_COMPILE_CACHE=${compileCacheDir()}`), environ.filter((e) => e.startsWith('NODE_')).join(' '));
-  // And glibc's malloc asks for huge pages for the weights' copies (MODEL_PROCESS_ENV).
+  // And glibc's malloc asks for huge pages for the weights' copies (HUGE_PAGES_ENV).
   assert.ok(environ.includes('GLIBC_TUNABLES=glibc.malloc.hugetlb=1'), environ.join(' '));
   // Below normal priority once it has answered (at least as low as MODEL_PRIORITY: a parent already lower keeps its own).
   assert.ok(getPriority(pid) >= MODEL_PRIORITY, `the model's priority is ${getPriority(pid)}, the test's ${getPriority()}`);

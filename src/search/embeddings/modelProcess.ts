@@ -12,7 +12,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { constants, setPriority } from 'node:os';
 import { compileCacheEnv } from '../../util/compileCache.js';
-import { MODEL_PROCESS_ENV, NODE_FLAGS } from '../../util/nodeFlags.js';
+import { HUGE_PAGES_ENV, NODE_FLAGS } from '../../util/nodeFlags.js';
 import type { WorkerConfig } from './messages.js';
 import { tfjsWasmDir, useLiteModelDir, useLiteProcessScript } from './paths.js';
 
@@ -46,9 +46,9 @@ export function forkModelProcess(config: WorkerConfig): ChildProcess {
     // Ours to start, even inside VS Code: a small young generation (util/nodeFlags.ts).
     execArgv: [...NODE_FLAGS, ...script.execArgv],
     // NODE_COMPILE_CACHE: its 2.3 MB script read compiled after the first start (util/compileCache.ts);
-    // GLIBC_TUNABLES: huge pages for its weights' copies (MODEL_PROCESS_ENV). Nothing else of
+    // GLIBC_TUNABLES: huge pages for its weights' copies (HUGE_PAGES_ENV). Nothing else of
     // ours: the model needs none of the user's environment (tokens of their shell).
-    env: { ...modelProcessEnv(), ...MODEL_PROCESS_ENV, ELECTRON_RUN_AS_NODE: '1', ...compileCacheEnv() },
+    env: { ...modelProcessEnv(), ...HUGE_PAGES_ENV, ELECTRON_RUN_AS_NODE: '1', ...compileCacheEnv() },
     // The child's stdout must never reach ours (the MCP stdio channel): both go to our stderr.
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     serialization: 'advanced',

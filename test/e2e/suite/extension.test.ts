@@ -278,10 +278,12 @@ describe('Atomic Coding in the VS Code extension host', function () {
     const cursor = JSON.parse(readFileSync(join(home, '.cursor', 'mcp.json'), 'utf8'));
     const cli = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'cli.js');
     assert.equal(claude.numStartups, 3, "Claude Code's own settings are kept");
-    assert.deepEqual(claude.projects[folder].mcpServers['atomic-coding'].args, ['--max-semi-space-size=8', '--heap-growing-percent=50', cli, 'serve', '--workspace', folder, '--stdio']);
+    // On Linux through /usr/bin/env, with glibc's huge pages for the start's reads (agentConfig.ts).
+    const viaEnv = process.platform === 'linux' ? ['GLIBC_TUNABLES=glibc.malloc.hugetlb=1', 'node'] : [];
+    assert.deepEqual(claude.projects[folder].mcpServers['atomic-coding'].args, [...viaEnv, '--max-semi-space-size=8', '--heap-growing-percent=50', cli, 'serve', '--workspace', folder, '--stdio']);
     assert.ok(existsSync(cli), 'the command line ships in the .vsix');
     assert.deepEqual(cursor.mcpServers.other, { command: 'other-server' });
-    assert.equal(cursor.mcpServers['atomic-coding'].command, 'node');
+    assert.equal(cursor.mcpServers['atomic-coding'].command, process.platform === 'linux' ? '/usr/bin/env' : 'node');
     assert.ok(cursor.mcpServers['atomic-coding'].args.includes('${workspaceFolder}'), 'Cursor fills in the folder it has open');
   });
 
