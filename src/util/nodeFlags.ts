@@ -27,9 +27,9 @@ export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--heap
  *   948-1,097 ms → 748-844 ms, peak RSS 165-167 MiB either way.
  * - The headless server an agent launches (agentConfig.ts, through `/usr/bin/env` on Linux): its
  *   start reads the store's files (atoms.db, atoms.bin, fulltext.bin: 46 MB at 10,000 atoms) and
- *   2.5 MB of script. Spawn to tools/list at 10,000 atoms 919-994 → 593-613 ms, to the first
- *   search 2,464-2,680 → 1,943-1,970 ms (3 rounds each), peak RSS 202-211 → 211-216 MiB
- *   (test/bench/start.bench.ts repeats it).
+ *   2.5 MB of script. Spawn to the first search at 10,000 atoms: 1,967 against 2,253 ms p50
+ *   (0.87×, 7 rounds alternated, `npm run bench -- start`); at 1,000 atoms no change (1,351
+ *   against 1,355). Peak RSS at 10,000: 211-216 against 202-211 MiB (3 starts each).
  * Not VS Code's extension host, which is not ours to start.
  */
 export const HUGE_PAGES_TUNABLE = 'glibc.malloc.hugetlb=1';
