@@ -96,6 +96,8 @@ export class AtomWorkspace {
       coldQueryWaitMs,
       // The full-text index between sessions: sealed with this machine's secret, so one committed to a repository is not read.
       lexicalSnapshot: { file: join(store.atomicDir, 'fulltext.bin'), seal: (parts) => machineMac('full-text snapshot', parts) },
+      // The vector index between sessions, written at close: sealed the same way, for the same reason.
+      vectorSnapshot: { file: join(store.atomicDir, 'vectors.idx'), seal: (parts) => machineMac('vector snapshot', parts) },
     });
     store.onDidChange((e) => {
       if (this.boot && mayMoveBoot(e)) this.boot = undefined;

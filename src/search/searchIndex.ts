@@ -27,6 +27,7 @@ import { atomFingerprint, decodeLexicalSnapshot, encodeLexicalSnapshot, type Sna
 import { atomsHolding, conversionAgreement, nameConversion, queryShape, reversedName, scoreCandidates, type Candidate, type Conversion, type Rarity } from './rank.js';
 import type { SearchStore, SearchStoreChange, StoredEmbedding } from './searchStore.js';
 import { VectorIndex, VectorSlab, type VectorEntry } from './vectorIndex.js';
+import { decodeVectorSnapshot, encodeVectorSnapshot, type KeptVector } from './vectorSnapshot.js';
 import { asAtomName, terms } from './words.js';
 
 /** A stored vector as the index keeps it (compactVector). */
@@ -69,6 +70,12 @@ const LEXICAL_SNAPSHOT_MAX_STALE = 0.25;
 const LEXICAL_SAVE_DELAY_MS = 10_000;
 /** A larger file is not a snapshot this program wrote (50,000 atoms: about 40 MB). */
 const MAX_LEXICAL_SNAPSHOT_BYTES = 512 * 1024 * 1024;
+/** Below this many atoms the vector index is read from the store at each open (~30 ms at 1,000) and no snapshot is kept. */
+const VECTOR_SNAPSHOT_MIN_ATOMS = 1_000;
+/** A vector snapshot is not worth restoring when more than this share of the atoms are not in it as they are now. */
+const VECTOR_SNAPSHOT_MAX_STALE = 0.1;
+/** A larger file is not a vector snapshot this program wrote (50,000 atoms of 512 dimensions: about 30 MB). */
+const MAX_VECTOR_SNAPSHOT_BYTES = 512 * 1024 * 1024;
 /**
  * A search finishes a small backlog before it answers, so the first search of a session ranks
  * those atoms by meaning too (the model embeds one text in 70–90 ms: 40 atoms take about 3 s). A
@@ -157,6 +164,12 @@ export interface SearchIndexOptions {
    */
   lexicalSnapshot?: { file: string; seal: SnapshotSeal };
   /**
+   * Keep the vector index in this file between sessions (vectorSnapshot.ts), sealed with `seal`,
+   * written at close: a start takes the vectors of the atoms unchanged since, and reads only the
+   * others from the store. Unset: read from the store at every open (tests, benches).
+   */
+  vectorSnapshot?: { file: string; seal: SnapshotSeal };
+  /**
    * Keep atoms' vectors in this user's cache too (embeddings/vectorCache.ts), and take them from
    * it: `true` for the user's cache folder, or a folder. Off by default (tests, benches); the
    * workspace turns it on unless ATOMIC_EMBED_CACHE=0.
@@ -190,6 +203,15 @@ export class SearchIndex implements Disposable {
   private lexicalSaveTimer: NodeJS.Timeout | undefined;
   /** The snapshot's write in progress, if any (close waits for it). */
   private lexicalSaving: Promise<void> | undefined;
+  /**
+   * Whether the vector snapshot on disk holds the index as it stands: set by a restore that took
+   * every atom from it, unset by any change of the index after.
+   */
+  private vectorsSaved = false;
+  /** Whether the first open's reconcile has run (the snapshot is tried then only). */
+  private vectorSnapshotTried = false;
+  /** Whether the index has been loaded once: a close before that keeps the snapshot there is. */
+  private vectorsLoaded = false;
   private readonly vectors: VectorIndex;
   private readonly queue: EmbedQueue;
   private readonly progressEmitter = new Emitter<IndexProgress>();
@@ -531,6 +553,8 @@ export class SearchIndex implements Disposable {
     await this.queue.idle();
     await this.opened?.catch(() => {});
     await Promise.all(this.settling);
+    // Kept for the next start, as the full-text index is, while the store is still open.
+    await this.saveVectors();
     await this.vectors.dispose();
     this.progressEmitter.dispose();
   }
@@ -543,6 +567,7 @@ export class SearchIndex implements Disposable {
 
   private onChange(e: SearchStoreChange): void {
     if (this.disposed) return;
+    this.vectorsSaved = false;
     switch (e.kind) {
       case 'upsert':
         this.lexicalLater(e.atom.name);
@@ -727,6 +752,7 @@ export class SearchIndex implements Disposable {
   private async loadVectors(): Promise<void> {
     await this.vectors.open();
     await this.reconcileAll();
+    this.vectorsLoaded = true;
   }
 
   /**
@@ -739,6 +765,7 @@ export class SearchIndex implements Disposable {
     for (const name of this.vectors.names()) {
       if (!this.source.get(name) || this.vectors.meta(name)?.model !== this.provider.modelId) this.vectors.delete(name);
     }
+    if (await this.restoreVectors(atoms)) return;
     // Page by page, with turns between: 50,000 rows took 0.4 s in one piece, and tool calls
     // waited. Each row's fate is decided as its page is read (hashing every atom's text is the
     // costly part), and each vector compacted as it is read, into one buffer a page (VectorSlab):
@@ -763,12 +790,88 @@ export class SearchIndex implements Disposable {
       await nextTurn();
     }
     for (const atom of atoms) if (!withRow.has(atom.name)) toEmbed.push(atom.name);
+    await this.indexAndQueue(entries, toEmbed);
+  }
+
+  /** The end of a reconcile: `entries` into the index, `toEmbed` from the user's cache or to the model. */
+  private async indexAndQueue(entries: VectorEntry[], toEmbed: string[]): Promise<void> {
     if (entries.length > 0) {
       await this.vectors.fill(entries);
       this.progressEmitter.fire({ phase: 'indexing', done: entries.length, total: entries.length });
     }
     await this.vectors.flush();
     for (const name of await this.takeFromCache(toEmbed)) void this.queue.request(name, false);
+  }
+
+  /**
+   * At the first open: the vectors of the snapshot kept at the last close (vectorSnapshot.ts) for
+   * every atom whose fingerprint it holds, the others' from the store as a change of each would
+   * read them (their stored vector if current, else queued). Whether it did; false when there is
+   * none, it is not this model's, or too many atoms changed since (the store is read as before).
+   */
+  private async restoreVectors(atoms: readonly Atom[]): Promise<boolean> {
+    const snapshot = this.options.vectorSnapshot;
+    if (!snapshot || this.vectorSnapshotTried || atoms.length < VECTOR_SNAPSHOT_MIN_ATOMS) return false;
+    this.vectorSnapshotTried = true;
+    let bytes: Buffer;
+    try {
+      bytes = await readPlainFile(snapshot.file, MAX_VECTOR_SNAPSHOT_BYTES);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') this.log.info(`search: the vector snapshot was not read (${code ?? (err as Error).message}); reading the stored vectors`);
+      return false;
+    }
+    const decoded = decodeVectorSnapshot(bytes, snapshot.seal);
+    if (typeof decoded === 'string' || decoded.model !== this.provider.modelId || decoded.dimensions !== this.provider.dimensions) {
+      this.log.info(`search: the vector snapshot was not used (${typeof decoded === 'string' ? decoded : 'another model'}); reading the stored vectors`);
+      return false;
+    }
+    const entries: VectorEntry[] = [];
+    const rest: Atom[] = [];
+    for (const atom of atoms) {
+      const kept = decoded.vectors.get(atom.name);
+      if (kept && kept.fingerprint === atomFingerprint(atom)) entries.push({ name: atom.name, vector: kept.vector, meta: { type: atom.type, model: decoded.model, textHash: kept.textHash } });
+      else rest.push(atom);
+    }
+    if (rest.length > VECTOR_SNAPSHOT_MAX_STALE * atoms.length) {
+      this.log.info(`search: the vector snapshot was not used (${rest.length} of ${atoms.length} atoms changed since); reading the stored vectors`);
+      return false;
+    }
+    const toEmbed: string[] = [];
+    for (const atom of rest) {
+      const row = this.source.getEmbedding(atom.name);
+      if (row && this.isCurrent(atom, row)) entries.push({ name: atom.name, vector: row.vector, meta: { type: atom.type, model: row.model, textHash: row.textHash } });
+      else toEmbed.push(atom.name);
+    }
+    this.log.debug(`search: the vector index restored from its snapshot, ${rest.length} atoms read from the store`);
+    await this.indexAndQueue(entries, toEmbed);
+    // Written again at close only if something changed since (a change of the index unsets it).
+    this.vectorsSaved = rest.length === 0;
+    return true;
+  }
+
+  /**
+   * At close: the vectors the index holds that are current for their atom's text, with each atom's
+   * fingerprint, as the vector snapshot, unless it holds them as they stand. Never throws.
+   */
+  private async saveVectors(): Promise<void> {
+    const snapshot = this.options.vectorSnapshot;
+    if (!snapshot || this.vectorsSaved || !this.vectorsLoaded || this.vectors.size < VECTOR_SNAPSHOT_MIN_ATOMS) return;
+    try {
+      const kept = new Map<string, KeptVector>();
+      for (const { name, vector, meta } of await this.vectors.entries()) {
+        const atom = this.source.get(name);
+        // A vector the model has not caught up with yet (its atom changed) is left to the store's row.
+        if (!atom || meta.model !== this.provider.modelId || !hasTextHash(embeddingText(atom), meta.textHash)) continue;
+        kept.set(name, { fingerprint: atomFingerprint(atom), textHash: meta.textHash, vector });
+      }
+      const bytes = encodeVectorSnapshot(this.provider.modelId, this.provider.dimensions, kept, snapshot.seal);
+      // Derived data: replaced atomically, not fsynced (a short file after a power loss is not sealed, and is read past).
+      if (bytes) await writeFileAtomic(snapshot.file, bytes, 0o644, { durable: false });
+      this.vectorsSaved = true;
+    } catch (err) {
+      this.log.warn(`search: could not save the vector snapshot: ${(err as Error).message}`);
+    }
   }
 
   /**
@@ -839,6 +942,7 @@ export class SearchIndex implements Disposable {
       vector: r.vector,
     }));
     await this.source.putEmbeddings(rows);
+    this.vectorsSaved = false;
     for (const row of rows) {
       const atom = this.source.get(row.name);
       if (atom) this.vectors.upsert(row.name, row.vector, { type: atom.type, model: row.model, textHash: row.textHash });

@@ -226,6 +226,13 @@ export class VectorIndex {
     return this.flushing;
   }
 
+  /** Every vector the index holds, as it keeps them (8-bit), its pending changes committed first: for a snapshot (vectorSnapshot.ts). */
+  async entries(): Promise<Array<{ name: string; vector: Int8Array; meta: VectorMeta }>> {
+    await this.flush();
+    if (!this.opened) return [];
+    return this.codec.deserializeIndex().items.map((item) => ({ name: item.id, vector: compactVector(item.vector), meta: item.metadata as unknown as VectorMeta }));
+  }
+
   upsert(name: string, vector: Vector | Int8Array | number[], meta: VectorMeta): void {
     this.known.set(name, meta);
     this.overlay.set(name, { vector: compactVector(vector), meta });

@@ -36,6 +36,7 @@ export const STATE_FILES = [
   'latest.js.map',
   'fulltext.bin',
   'atoms.bin',
+  'vectors.idx',
 ] as const;
 
 /** Folders this program may find in `.atomic/` (earlier versions' vector index); a link there is removed. */

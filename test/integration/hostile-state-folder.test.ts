@@ -40,7 +40,7 @@ async function openAndWrite(dir: string): Promise<AtomWorkspace> {
   return ws;
 }
 
-for (const file of ['atoms.journal', 'vectors.bin', 'text-tree', 'atoms.db', 'server.json', 'latest.js', 'latest.js.map', 'fulltext.bin', 'atoms.bin']) {
+for (const file of ['atoms.journal', 'vectors.bin', 'text-tree', 'atoms.db', 'server.json', 'latest.js', 'latest.js.map', 'fulltext.bin', 'atoms.bin', 'vectors.idx']) {
   test(`a committed .atomic/${file} linking outside the folder is removed, never written through`, async () => {
     const { dir, rc } = clone();
     mkdirSync(join(dir, '.atomic'));
