@@ -844,9 +844,10 @@ export class SearchIndex implements Disposable {
       else toEmbed.push(atom.name);
     }
     this.log.debug(`search: the vector index restored from its snapshot, ${rest.length} atoms read from the store`);
-    await this.indexAndQueue(entries, toEmbed);
-    // Written again at close only if something changed since (a change of the index unsets it).
+    // Written again at close only if the file lacks some atom's vector as it is now, or something
+    // changes from here on (a change unsets it, even one while the index is being filled).
     this.vectorsSaved = rest.length === 0;
+    await this.indexAndQueue(entries, toEmbed);
     return true;
   }
 
