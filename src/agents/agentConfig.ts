@@ -101,7 +101,9 @@ export function findTarget(id: string): AgentTarget {
  * On Linux, through `/usr/bin/env GLIBC_TUNABLES=glibc.malloc.hugetlb=1` (huge pages for what its
  * start reads: HUGE_PAGES_ENV), set on the command line rather than in the entry's `env`: some agents
  * start a server whose entry has an `env` with that environment alone, without PATH or HOME (the MCP
- * SDK's own client did in early 2025: typescript-sdk issue 216). `env` execs the same `node` the bare name found before, in the same process.
+ * SDK's own client did in early 2025: typescript-sdk issue 216). `env` looks `node` up on the PATH
+ * the agent gives, as the agent did for a bare `node`, and execs it in the same process. A
+ * GLIBC_TUNABLES of the user's own is replaced for this process (glibc's tunables are rarely set).
  */
 export function stdioServer(
   nodeCommand: string,
