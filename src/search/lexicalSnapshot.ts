@@ -27,7 +27,8 @@ import { indexingSignature, type LexicalState } from './lexical.js';
 export type SnapshotSeal = (parts: readonly Uint8Array[]) => Buffer | null;
 
 const MAGIC = Buffer.from('ACFTIX01', 'latin1');
-const SEAL_BYTES = 32;
+/** The seal's length: SHA-256's. */
+export const SEAL_BYTES = 32;
 /** Raise when the header's shape changes. */
 const FORMAT = 1;
 
@@ -99,14 +100,25 @@ export interface LexicalSnapshot {
   fingerprints: Map<string, string>;
 }
 
-/** The snapshot in `bytes`, or why it cannot be used (not sealed here, another version, cut short...); each large part is read after a `turn`. */
-export async function decodeLexicalSnapshot(bytes: Buffer, seal: SnapshotSeal, turn: () => Promise<void> = async () => {}): Promise<LexicalSnapshot | string> {
-  if (endianness() !== 'LE') return 'this machine is big-endian';
-  if (bytes.length < MAGIC.length + 4 + SEAL_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return 'not a full-text snapshot';
+/**
+ * What a search snapshot's seal covers (its bytes but the last SEAL_BYTES, which are `seal` of
+ * them), once the file proves to start with `magic` and to be sealed on this machine; else why not.
+ * The full-text and the vector snapshots (vectorSnapshot.ts) are both read through it.
+ */
+export function sealedBody(bytes: Buffer, magic: Buffer, kind: string, seal: SnapshotSeal): Buffer | string {
+  if (bytes.length < magic.length + 4 + SEAL_BYTES || !bytes.subarray(0, magic.length).equals(magic)) return `not a ${kind}`;
   const body = bytes.subarray(0, bytes.length - SEAL_BYTES);
   const mac = seal([body]);
   if (!mac) return 'this machine has no secret to check it with';
   if (!mac.equals(bytes.subarray(bytes.length - SEAL_BYTES))) return 'not sealed on this machine (or damaged)';
+  return body;
+}
+
+/** The snapshot in `bytes`, or why it cannot be used (not sealed here, another version, cut short...); each large part is read after a `turn`. */
+export async function decodeLexicalSnapshot(bytes: Buffer, seal: SnapshotSeal, turn: () => Promise<void> = async () => {}): Promise<LexicalSnapshot | string> {
+  if (endianness() !== 'LE') return 'this machine is big-endian';
+  const body = sealedBody(bytes, MAGIC, 'full-text snapshot', seal);
+  if (typeof body === 'string') return body;
   try {
     const jsonLength = body.readUInt32LE(MAGIC.length);
     let at = MAGIC.length + 4;

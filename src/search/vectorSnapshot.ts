@@ -21,10 +21,9 @@
  * the file's bytes: the index keeps them as they are (vectorIndex.ts keeps 8-bit vectors).
  */
 import { VERSION } from '../version.js';
-import type { SnapshotSeal } from './lexicalSnapshot.js';
+import { SEAL_BYTES, sealedBody, type SnapshotSeal } from './lexicalSnapshot.js';
 
 const MAGIC = Buffer.from('ACVIDX01', 'latin1');
-const SEAL_BYTES = 32;
 /** Raise when the layout or the header's shape changes. */
 const FORMAT = 1;
 
@@ -77,11 +76,8 @@ export function encodeVectorSnapshot(model: string, dimensions: number, vectors:
 
 /** The snapshot in `bytes`, or why it cannot be used (not sealed here, another version, cut short...). */
 export function decodeVectorSnapshot(bytes: Buffer, seal: SnapshotSeal): VectorSnapshot | string {
-  if (bytes.length < MAGIC.length + 4 + SEAL_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return 'not a vector snapshot';
-  const body = bytes.subarray(0, bytes.length - SEAL_BYTES);
-  const mac = seal([body]);
-  if (!mac) return 'this machine has no secret to check it with';
-  if (!mac.equals(bytes.subarray(bytes.length - SEAL_BYTES))) return 'not sealed on this machine (or damaged)';
+  const body = sealedBody(bytes, MAGIC, 'vector snapshot', seal);
+  if (typeof body === 'string') return body;
   try {
     const jsonLength = body.readUInt32LE(MAGIC.length);
     let at = MAGIC.length + 4;

@@ -13,9 +13,9 @@ import type { AtomDraft } from '../../src/atoms/model.js';
 import { KeywordOnlyProvider } from '../../src/search/embeddings/keyword.js';
 import type { SnapshotSeal } from '../../src/search/lexicalSnapshot.js';
 import { SearchIndex } from '../../src/search/searchIndex.js';
-import type { Logger } from '../../src/util/log.js';
 import { MemorySource } from '../fixtures/search-source.js';
 import { sealWith } from '../support/snapshotSeal.js';
+import { linesLogger } from '../support/lines.js';
 import { tempDir } from '../support/tmp.js';
 
 
@@ -29,11 +29,6 @@ const atom = (i: number): AtomDraft => ({
 const ATOMS = Array.from({ length: 1200 }, (_, i) => atom(i));
 const QUERIES = ['orbit lantern', 'glacier', 'turns the ember', 'quartz harbor', 'meadowLevel', 'thimbl', 'compass toward harvest', 'nebula beacon'];
 
-function logger() {
-  const lines: string[] = [];
-  const log: Logger = { debug: (m) => lines.push(m), info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
-  return { log, lines };
-}
 
 async function answers(index: SearchIndex) {
   const out: Array<Array<[string, number | null]>> = [];
@@ -44,7 +39,7 @@ async function answers(index: SearchIndex) {
 
 /** A search index over `source` keeping its snapshot in `file`; its answers, then closed (the snapshot written). */
 async function session(source: MemorySource, file: string, seal: SnapshotSeal) {
-  const { log, lines } = logger();
+  const { log, lines } = linesLogger();
   const index = new SearchIndex(source, new KeywordOnlyProvider(), { backlogDelayMs: 0, logger: log, lexicalSnapshot: { file, seal } });
   try {
     return { answers: await answers(index), lines };

@@ -13,9 +13,9 @@ import { embeddingText } from '../../src/atoms/signature.js';
 import type { EmbeddingProvider } from '../../src/search/embeddings/provider.js';
 import type { SnapshotSeal } from '../../src/search/lexicalSnapshot.js';
 import { SearchIndex } from '../../src/search/searchIndex.js';
-import type { Logger } from '../../src/util/log.js';
 import { MemorySource } from '../fixtures/search-source.js';
 import { sealWith } from '../support/snapshotSeal.js';
+import { linesLogger } from '../support/lines.js';
 import { tempDir } from '../support/tmp.js';
 
 const DIMENSIONS = 16;
@@ -48,11 +48,6 @@ class FoldingProvider implements EmbeddingProvider {
   async dispose(): Promise<void> {}
 }
 
-function logger() {
-  const lines: string[] = [];
-  const log: Logger = { debug: (m) => lines.push(m), info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
-  return { log, lines };
-}
 
 async function answers(index: SearchIndex) {
   const out: Array<Array<[string, number | null]>> = [];
@@ -63,7 +58,7 @@ async function answers(index: SearchIndex) {
 
 /** A session over `source` keeping its vectors in `file`: every atom embedded, its answers, then closed. */
 async function session(source: MemorySource, file: string | undefined, seal: SnapshotSeal, provider = new FoldingProvider()) {
-  const { log, lines } = logger();
+  const { log, lines } = linesLogger();
   const index = new SearchIndex(source, provider, { backlogDelayMs: 0, logger: log, ...(file ? { vectorSnapshot: { file, seal } } : {}) });
   try {
     await index.whenIdle();
@@ -175,7 +170,7 @@ test('a vector the model had not caught up with at close is not kept: the next s
   const file = join(dir, 'vectors.idx');
   const seal = sealWith('this machine');
   await session(source, file, seal);
-  const { log } = logger();
+  const { log } = linesLogger();
   const index = new SearchIndex(source, new BehindProvider(), { backlogDelayMs: 0, logger: log, vectorSnapshot: { file, seal } });
   await index.whenIdle();
   // Changed while this session runs; the model never gives its vector before the close.
