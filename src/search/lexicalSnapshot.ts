@@ -28,7 +28,7 @@ export type SnapshotSeal = (parts: readonly Uint8Array[]) => Buffer | null;
 
 const MAGIC = Buffer.from('ACFTIX01', 'latin1');
 /** The seal's length: SHA-256's. */
-export const SEAL_BYTES = 32;
+const SEAL_BYTES = 32;
 /** Raise when the header's shape changes. */
 const FORMAT = 1;
 
@@ -81,14 +81,22 @@ export async function encodeLexicalSnapshot(
     sections: texts.map((t) => t.length),
     arrays: [lists.length, postings.length, fieldLengths.length],
   };
+  const bytes = (a: Int32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  await turn();
+  return sealSnapshot(MAGIC, header, texts, [bytes(lists), bytes(postings), bytes(fieldLengths)], seal);
+}
+
+/**
+ * A search snapshot's bytes (this one's and vectorSnapshot.ts's layout): `magic`, a little-endian
+ * u32 length and the header's JSON, the `texts`, zeros to a multiple of 4, the `aligned` parts,
+ * then the seal of everything before it; undefined where there is no secret to seal with.
+ */
+export function sealSnapshot(magic: Buffer, header: object, texts: readonly Uint8Array[], aligned: readonly Uint8Array[], seal: SnapshotSeal): Buffer | undefined {
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const length = Buffer.alloc(4);
   length.writeUInt32LE(json.length);
-  const before = MAGIC.length + 4 + json.length + texts.reduce((sum, t) => sum + t.length, 0);
-  const pad = Buffer.alloc((4 - (before % 4)) % 4);
-  const bytes = (a: Int32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-  const parts = [MAGIC, length, json, ...texts, pad, bytes(lists), bytes(postings), bytes(fieldLengths)];
-  await turn();
+  const before = magic.length + 4 + json.length + texts.reduce((sum, t) => sum + t.length, 0);
+  const parts = [magic, length, json, ...texts, Buffer.alloc((4 - (before % 4)) % 4), ...aligned];
   const mac = seal(parts);
   if (!mac || mac.length !== SEAL_BYTES) return undefined;
   return Buffer.concat([...parts, mac]);
@@ -101,31 +109,36 @@ export interface LexicalSnapshot {
 }
 
 /**
- * What a search snapshot's seal covers (its bytes but the last SEAL_BYTES, which are `seal` of
- * them), once the file proves to start with `magic` and to be sealed on this machine; else why not.
- * The full-text and the vector snapshots (vectorSnapshot.ts) are both read through it.
+ * A search snapshot written by `sealSnapshot`, once it proves to start with `magic` and to be sealed
+ * on this machine: what its seal covers (`body`), its header as parsed, and where the texts after
+ * the header start; else why it cannot be used.
  */
-export function sealedBody(bytes: Buffer, magic: Buffer, kind: string, seal: SnapshotSeal): Buffer | string {
+export function openSnapshot(bytes: Buffer, magic: Buffer, kind: string, seal: SnapshotSeal): { body: Buffer; header: unknown; at: number } | string {
   if (bytes.length < magic.length + 4 + SEAL_BYTES || !bytes.subarray(0, magic.length).equals(magic)) return `not a ${kind}`;
   const body = bytes.subarray(0, bytes.length - SEAL_BYTES);
   const mac = seal([body]);
   if (!mac) return 'this machine has no secret to check it with';
   if (!mac.equals(bytes.subarray(bytes.length - SEAL_BYTES))) return 'not sealed on this machine (or damaged)';
-  return body;
+  const jsonLength = body.readUInt32LE(magic.length);
+  const at = magic.length + 4;
+  if (at + jsonLength > body.length) return 'cut short';
+  try {
+    return { body, header: JSON.parse(body.toString('utf8', at, at + jsonLength)) as unknown, at: at + jsonLength };
+  } catch (err) {
+    return `unreadable (${(err as Error).message})`;
+  }
 }
 
 /** The snapshot in `bytes`, or why it cannot be used (not sealed here, another version, cut short...); each large part is read after a `turn`. */
 export async function decodeLexicalSnapshot(bytes: Buffer, seal: SnapshotSeal, turn: () => Promise<void> = async () => {}): Promise<LexicalSnapshot | string> {
   if (endianness() !== 'LE') return 'this machine is big-endian';
-  const body = sealedBody(bytes, MAGIC, 'full-text snapshot', seal);
-  if (typeof body === 'string') return body;
+  const opened = openSnapshot(bytes, MAGIC, 'full-text snapshot', seal);
+  if (typeof opened === 'string') return opened;
+  const { body } = opened;
+  const header = opened.header as Header;
+  let at = opened.at;
   try {
-    const jsonLength = body.readUInt32LE(MAGIC.length);
-    let at = MAGIC.length + 4;
-    if (at + jsonLength > body.length) return 'cut short';
-    const header = JSON.parse(body.toString('utf8', at, at + jsonLength)) as Header;
     if (header.format !== FORMAT || header.product !== VERSION || header.indexing !== indexingSignature()) return 'written by another version';
-    at += jsonLength;
     if (header.sections.length !== 4) return 'not as the format says';
     const sections: unknown[] = [];
     for (const size of header.sections) {

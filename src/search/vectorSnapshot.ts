@@ -21,7 +21,7 @@
  * the file's bytes: the index keeps them as they are (vectorIndex.ts keeps 8-bit vectors).
  */
 import { VERSION } from '../version.js';
-import { SEAL_BYTES, sealedBody, type SnapshotSeal } from './lexicalSnapshot.js';
+import { openSnapshot, sealSnapshot, type SnapshotSeal } from './lexicalSnapshot.js';
 
 const MAGIC = Buffer.from('ACVIDX01', 'latin1');
 /** Raise when the layout or the header's shape changes. */
@@ -64,29 +64,20 @@ export function encodeVectorSnapshot(model: string, dimensions: number, vectors:
   }
   const entriesJson = Buffer.from(JSON.stringify(entries), 'utf8');
   const header: Header = { format: FORMAT, product: VERSION, model, dimensions, count: entries.length, entries: entriesJson.length };
-  const json = Buffer.from(JSON.stringify(header), 'utf8');
-  const length = Buffer.alloc(4);
-  length.writeUInt32LE(json.length);
-  const before = MAGIC.length + 4 + json.length + entriesJson.length;
-  const parts = [MAGIC, length, json, entriesJson, Buffer.alloc((4 - (before % 4)) % 4), body];
-  const mac = seal(parts);
-  if (!mac || mac.length !== SEAL_BYTES) return undefined;
-  return Buffer.concat([...parts, mac]);
+  return sealSnapshot(MAGIC, header, [entriesJson], [body], seal);
 }
 
 /** The snapshot in `bytes`, or why it cannot be used (not sealed here, another version, cut short...). */
 export function decodeVectorSnapshot(bytes: Buffer, seal: SnapshotSeal): VectorSnapshot | string {
-  const body = sealedBody(bytes, MAGIC, 'vector snapshot', seal);
-  if (typeof body === 'string') return body;
+  const opened = openSnapshot(bytes, MAGIC, 'vector snapshot', seal);
+  if (typeof opened === 'string') return opened;
+  const { body } = opened;
+  const header = opened.header as Header;
+  let at = opened.at;
   try {
-    const jsonLength = body.readUInt32LE(MAGIC.length);
-    let at = MAGIC.length + 4;
-    if (at + jsonLength > body.length) return 'cut short';
-    const header = JSON.parse(body.toString('utf8', at, at + jsonLength)) as Header;
     if (header.format !== FORMAT || header.product !== VERSION) return 'written by another version';
     const { model, dimensions, count } = header;
     if (typeof model !== 'string' || !isCount(dimensions) || dimensions === 0 || !isCount(count) || !isCount(header.entries)) return 'not as the format says';
-    at += jsonLength;
     if (at + header.entries > body.length) return 'cut short';
     const entries = JSON.parse(body.toString('utf8', at, at + header.entries)) as unknown;
     at += header.entries;
