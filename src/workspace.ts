@@ -25,7 +25,6 @@ import {
   type WriteNotes,
 } from './atoms/writeChecks.js';
 import { Builder } from './bundle/builder.js';
-import { bootAtom } from './atoms/boot.js';
 import { AtomStore, type StoreOptions, type UpsertResult } from './store/atomStore.js';
 import { machineMac } from './store/checkSeal.js';
 import type { BuildRecord } from './store/builds.js';
@@ -113,10 +112,7 @@ export class AtomWorkspace {
     // The open sorted the atoms to check their graph: the boot atom and the bundle's layout start
     // from that order (changes from here on reach both through the store's announcements).
     const order = store.takeOpenOrder();
-    if (order) {
-      workspace.boot = { name: bootAtom(store.all(), order) };
-      workspace.builder.startFrom(order);
-    }
+    if (order) workspace.builder.startFrom(order);
     if (options.textTree !== false && !store.readOnly) {
       workspace.builder.mapSources = Builder.folderSources(resolve(root, options.textTree?.folder ?? DEFAULT_ATOMS_FOLDER), () => undefined);
       try {
@@ -162,7 +158,7 @@ export class AtomWorkspace {
    * atom. Kept between changes that cannot move it (an edit of code), so asking is cheap.
    */
   bootAtom(): string | null {
-    this.boot ??= { name: bootAtom(this.store.all()) };
+    this.boot ??= { name: this.builder.bootAtom() };
     return this.boot.name;
   }
 

@@ -20,8 +20,9 @@ import { removeStaleTempFilesOf, replaceFile, type OpenFile } from '../util/atom
 import { Emitter, type Disposable } from '../util/event.js';
 import { resolveInsideFolder } from '../util/insideFolder.js';
 import type { Logger } from '../util/log.js';
+import { bootAtom } from '../atoms/boot.js';
 import { isProgramAtom, type Atom } from '../atoms/model.js';
-import { IncrementalBundler, prologueBytes, type AtomLookup, type BundlePlan } from './bundler.js';
+import { BundleError, IncrementalBundler, prologueBytes, type AtomLookup, type BundlePlan } from './bundler.js';
 import { MissingCallCheck, missingCallsMessage } from './missingCalls.js';
 import { SourceMapEncoder, sourceMappingLine, type SourceMapSources } from './sourceMap.js';
 
@@ -128,6 +129,21 @@ export class Builder {
    */
   caused(): Promise<BuildRecord> {
     return this.lastCaused ?? this.rebuild();
+  }
+
+  /**
+   * The atom the bundle boots (the boot rule: atoms/boot.ts), from the order the bundler keeps for
+   * the next build (IncrementalBundler.entryPoint): the same order the bundle's Boot line is read
+   * from, so get_status, the preview and latest.js name the same atom.
+   */
+  bootAtom(): string | null {
+    try {
+      return this.bundler.entryPoint(programOf(this.store));
+    } catch (err) {
+      // Atoms on a cycle (a database edited by hand) cannot be bundled: the rule over the others.
+      if (err instanceof BundleError) return bootAtom(this.store.all());
+      throw err;
+    }
   }
 
   /** The atoms' dependency order, sorted by someone already (the store's open): see IncrementalBundler.startFrom. */

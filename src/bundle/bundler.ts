@@ -220,6 +220,19 @@ export class IncrementalBundler {
     if (!this.order) this.ordered([...order]);
   }
 
+  /**
+   * The atom the bundle of `atoms` boots (the boot rule, `findEntryPoint`), read from the order
+   * this bundler keeps: sorted now only when it has none, and the next build then lays the atoms
+   * out in that order rather than sorting again. Announced changes keep the order current (an atom
+   * added takes its place, one removed leaves it), so asking after each write costs a look at its
+   * last core atoms, where sorting the whole graph again was the largest allocation of an agent's
+   * batches at 10,000 atoms (~440 MB of 2.9 GB).
+   */
+  entryPoint(atoms: AtomLookup): string | null {
+    if (!this.order || this.order.length !== atoms.size) this.layOut(atoms);
+    return findEntryPoint(atoms, this.order!);
+  }
+
   /** A dependency list changed (or anything unknown): sort again at the next build. */
   invalidateOrder(): void {
     this.ordered(undefined);

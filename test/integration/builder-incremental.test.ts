@@ -284,3 +284,45 @@ test('after random creates, deletes, edits, type and dependency changes, latest.
     await ws.close();
   }
 });
+
+test('the boot atom, read from the order the bundler keeps, is the fresh sort\'s and the Boot line\'s after every kind of write', async () => {
+  const dir = tempDir();
+  const ws = await AtomWorkspace.open(dir, { embeddings: noModel });
+  // A fixed sequence of pseudo-random writes: several core atoms and no game_loop or main, so the
+  // boot atom is the last core atom in dependency order and moves with creations, deletions, type
+  // changes and dependency changes.
+  let seed = 7;
+  const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  const names = ['c_one', 'b_two', 'a_three', 'f_four', 'e_five', 'd_six', 'h_seven', 'g_eight'];
+  const draftOf = (name: string, type: 'core' | 'util', dependencies: string[]): AtomDraft => ({
+    name,
+    type,
+    dependencies,
+    code: `function ${name}() { return ${dependencies.map((d) => `${d}()`).join(' + ') || '1'}; }`,
+  });
+  const bootLine = () => /^ {2}if \(typeof (\w+) === 'function'\) \1\(\);$/m.exec(readFileSync(join(dir, '.atomic', 'latest.js'), 'utf8'))?.[1] ?? null;
+  const moves = new Set<string | null>();
+  try {
+    for (let step = 0; step < 80; step++) {
+      const present = ws.atoms.all().map((a) => a.name);
+      const name = names[random(names.length)]!;
+      const atom = ws.atoms.get(name);
+      const usedBy = ws.atoms.all().filter((a) => a.dependencies.includes(name));
+      if (atom && usedBy.length === 0 && random(4) === 0) await ws.delete(name);
+      else {
+        // Dependencies among the atoms present that do not depend on this one (no cycle).
+        const reaches = (from: string, to: string): boolean => from === to || (ws.atoms.get(from)?.dependencies ?? []).some((d) => reaches(d, to));
+        const candidates = present.filter((n) => n !== name && !reaches(n, name));
+        const dependencies = candidates.filter(() => random(3) === 0).sort();
+        await ws.upsert(draftOf(name, random(2) === 0 ? 'core' : 'util', dependencies));
+      }
+      const expected = bootAtom(ws.atoms.all());
+      assert.equal(ws.bootAtom(), expected, `step ${step}`);
+      assert.equal(bootLine(), expected, `step ${step}: the Boot line`);
+      moves.add(expected);
+    }
+    assert.ok(moves.size >= 3, `the boot atom moved among ${[...moves].join(', ')}`);
+  } finally {
+    await ws.close();
+  }
+});
