@@ -1,7 +1,8 @@
 /**
  * Resources: each atom as `atom://{name}` (a template with completion), the structure as
  * `atoms://structure`, and the bundle as `atoms://bundle`. Subscribers hear when one changes;
- * every session hears `list_changed` when atoms come and go.
+ * every session hears `list_changed` when atoms come and go: each once per turn, however many
+ * atoms a batch changed.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -115,8 +116,29 @@ export function registerResources(server: Server, opening: Promise<AtomWorkspace
     return {};
   });
 
+  // What changed, told once per turn: a batch of 50 atoms announces 50 changes, and each
+  // notification went through the SDK's checks of an outgoing message (~16 KB of garbage each, 5.7%
+  // of what an agent's batches allocated at 10,000 atoms) to say the same thing 50 times.
+  const pending = new Set<string>();
+  let listChanged = false;
+  let flush: NodeJS.Immediate | undefined;
+  const later = () => {
+    flush ??= setImmediate(() => {
+      flush = undefined;
+      for (const uri of pending) server.sendResourceUpdated({ uri }).catch(() => {});
+      pending.clear();
+      if (listChanged) server.sendResourceListChanged().catch(() => {});
+      listChanged = false;
+    });
+  };
   const updated = (uri: string) => {
-    if (subscriptions.has(uri)) server.sendResourceUpdated({ uri }).catch(() => {});
+    if (!subscriptions.has(uri)) return;
+    pending.add(uri);
+    later();
+  };
+  const listHasChanged = () => {
+    listChanged = true;
+    later();
   };
   let disposed = false;
   const listeners: Disposable[] = [];
@@ -127,12 +149,12 @@ export function registerResources(server: Server, opening: Promise<AtomWorkspace
         workspace.onDidChange((change) => {
           if (change.kind === 'reload') {
             for (const uri of subscriptions) updated(uri);
-            server.sendResourceListChanged().catch(() => {});
+            listHasChanged();
             return;
           }
           updated(atomUri(change.atom.name));
           updated(STRUCTURE_URI);
-          if (change.kind === 'delete' || !change.previous) server.sendResourceListChanged().catch(() => {});
+          if (change.kind === 'delete' || !change.previous) listHasChanged();
         }),
         workspace.builder.onDidBuild(() => updated(BUNDLE_URI)),
       );
@@ -144,6 +166,9 @@ export function registerResources(server: Server, opening: Promise<AtomWorkspace
       disposed = true;
       for (const l of listeners.splice(0)) l.dispose();
       subscriptions.clear();
+      if (flush) clearImmediate(flush);
+      flush = undefined;
+      pending.clear();
     },
   };
 }

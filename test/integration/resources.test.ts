@@ -61,3 +61,22 @@ test('subscribers hear about changes; every session hears atoms come and go', as
   assert.ok(listChanged >= 1, 'a new atom announces list_changed');
   await other.close();
 });
+
+test('a batch of new atoms is told once: one list_changed, one update of the structure, whatever the batch holds', async () => {
+  const other = await server.connect('batch listener');
+  const updated: string[] = [];
+  let listChanged = 0;
+  other.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+  other.setNotificationHandler(ResourceListChangedNotificationSchema, () => void listChanged++);
+  await other.subscribeResource({ uri: 'atoms://structure' });
+  const atoms = Array.from({ length: 20 }, (_, i) => ({ name: `batch_helper_${i}`, type: 'util', code: `function batch_helper_${i}() { return ${i}; }` }));
+  await call(client, 'upsert_atoms', { atoms });
+  // Every notification of the batch is sent before the next turn's: a round trip after it sees them all.
+  const deadline = Date.now() + 5000;
+  while ((listChanged < 1 || updated.length < 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await other.listResources();
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(listChanged, 1, 'one list_changed for the batch');
+  assert.deepEqual(updated, ['atoms://structure'], 'one update of the structure for the batch');
+  await other.close();
+});
