@@ -7,7 +7,7 @@
 import { codeLineOffset, inDocumentLines, sameAtom } from '../atoms/atomDocument.js';
 import { AtomError } from '../atoms/errors.js';
 import type { Atom, AtomDraft } from '../atoms/model.js';
-import { atomFileText, badFileName, hashText, hasHashText, readAtomFile } from './format.js';
+import { atomFileText, atomTextHashIs, badFileName, hashText, readAtomFile } from './format.js';
 import type { TextRecord } from './records.js';
 
 /** What started a round: the open's reconcile, a change the store announced, or file events. */
@@ -98,7 +98,7 @@ export function decideFile({ name, file, cause, stat, bytes, record, atom }: Fil
 /** The file is as recorded: the store's atom is the newer side, if it changed. */
 function storeDecides(atom: Atom | undefined, record: TextRecord, update?: TextRecord): FileDecision {
   if (!atom) return { kind: 'unlink', record: update };
-  if (!hasHashText(atomFileText(atom), record.atom)) return { kind: 'write', clear: false, record: update };
+  if (!atomTextHashIs(atom, record.atom)) return { kind: 'write', clear: false, record: update };
   return { kind: 'none', record: update };
 }
 

@@ -29,6 +29,26 @@ export function hashText(text: string | Buffer): string {
 }
 
 /**
+ * hashText(atomFileText(atom)) of the atoms whose files this tree wrote, per atom object (the store
+ * makes a new one at every change). A file just written comes back through the watcher, and the
+ * round that looks at it asked whether the atom changed since by formatting and hashing its text
+ * again (~5 KB of garbage an atom along an agent's batches). An open's comparison of every atom
+ * keeps nothing here.
+ */
+const writtenHashes = new WeakMap<Atom, string>();
+
+/** The atom's text hash as its file was written from it (see writtenHashes). */
+export function noteWrittenHash(atom: Atom, hash: string): void {
+  writtenHashes.set(atom, hash);
+}
+
+/** Whether the atom's text (atomFileText) hashes to `expected`: from its written hash when it has one. */
+export function atomTextHashIs(atom: Atom, expected: string): boolean {
+  const written = writtenHashes.get(atom);
+  return written !== undefined ? written === expected : hasHashText(atomFileText(atom), expected);
+}
+
+/**
  * Whether `text`'s hashText is `expected`, for a comparison that keeps nothing (an open compares
  * every atom's text with its record): the one-shot digest, hexed whole, a few times cheaper a call.
  */

@@ -53,7 +53,7 @@ import type { Logger } from '../util/log.js';
 import { nextTurn } from '../util/turn.js';
 import { readPlainFileSync, UnsafeFileError, unsafeReason } from '../util/safeFile.js';
 import { decideFile, needsReading, type Cause } from './fileDecision.js';
-import { atomFileName, atomFileText, hashText, MAX_FILE_BYTES } from './format.js';
+import { atomFileName, atomFileText, hashText, MAX_FILE_BYTES, noteWrittenHash } from './format.js';
 import { statKey, TextRecords } from './records.js';
 import { TextProblems, type TextProblem } from './problems.js';
 
@@ -667,7 +667,8 @@ export class TextTree implements TextTreeView {
     await forEachLimited(atoms, PARALLEL_WRITES, async (atom) => {
       const file = this.fileOf(atom.name);
       // The header keeps the layout its file has (only the parts that changed are written anew).
-      const text = atomFileText(atom, this.currentText(atom.name));
+      const current = this.currentText(atom.name);
+      const text = atomFileText(atom, current);
       try {
         this.options.beforeWrite?.(atom.name);
         // No fsync: the store is durable, and a file lost with the machine is written again at open.
@@ -680,7 +681,11 @@ export class TextTree implements TextTreeView {
         );
         return;
       }
-      this.records.set(atom.name, { file: hashText(text), atom: hashText(atomFileText(atom)) });
+      // Without a file to take the layout from, the text written is the atom's own.
+      const fileHash = hashText(text);
+      const atomHash = current === undefined ? fileHash : hashText(atomFileText(atom));
+      noteWrittenHash(atom, atomHash);
+      this.records.set(atom.name, { file: fileHash, atom: atomHash });
       this.problemList.clear(file);
     });
   }
