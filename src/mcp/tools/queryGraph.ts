@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { errors } from '../../atoms/errors.js';
-import { topologicalOrder, type DependencyMap } from '../../atoms/graph.js';
+import type { DependencyMap } from '../../atoms/graph.js';
 import type { Atom } from '../../atoms/model.js';
 import { formatSignature } from '../../atoms/signature.js';
-import { findEntryPoint } from '../../atoms/boot.js';
 import type { AtomReader } from '../../store/reader.js';
 import { GraphQueries } from '../../atoms/graphQueries.js';
 import { atomName } from '../schemas.js';
@@ -107,7 +106,8 @@ export const queryGraph = defineTool({
       case 'entry_points': {
         const entries = graph.entryPoints();
         if (entries.length === 0) return 'No entry points: there is no core atom that nothing depends on.';
-        const boot = findEntryPoint(new Map(store.all().map((a) => [a.name, a])), topologicalOrder(store.dependencyMap()).order);
+        // The atom latest.js's Boot line calls (the builder's order): no sort of the graph per query.
+        const boot = workspace.bootAtom();
         return [
           `${entries.length} entry point${plural(entries)} (core atoms nothing depends on); the bundle boots ${boot ?? 'none of them'}:`,
           ...list(entries.map((n) => ({ name: n }))),
