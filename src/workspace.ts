@@ -28,7 +28,7 @@ import { Builder } from './bundle/builder.js';
 import { AtomStore, type StoreOptions, type UpsertResult } from './store/atomStore.js';
 import { machineMac } from './store/checkSeal.js';
 import type { BuildRecord } from './store/builds.js';
-import { readerOf, type AtomReader, type StoreChange } from './store/reader.js';
+import { readerOf, type AtomReader } from './store/reader.js';
 import type { EmbeddingProvider } from './search/embeddings/provider.js';
 import { UseLiteProvider } from './search/embeddings/useLite.js';
 import { SearchIndex } from './search/searchIndex.js';
@@ -69,8 +69,6 @@ export class AtomWorkspace {
   readonly search: SearchIndex;
   /** The examples and test atoms, run after every change that reaches them (verify/). */
   readonly verification: Verification;
-  /** The atom the bundle boots, while no change could have moved it; undefined: work it out again. */
-  private boot: { name: string | null } | undefined;
   private tree: TextTree | undefined;
 
   private constructor(
@@ -97,9 +95,6 @@ export class AtomWorkspace {
       lexicalSnapshot: { file: join(store.atomicDir, 'fulltext.bin'), seal: (parts) => machineMac('full-text snapshot', parts) },
       // The vector index between sessions, written at close: sealed the same way, for the same reason.
       vectorSnapshot: { file: join(store.atomicDir, 'vectors.idx'), seal: (parts) => machineMac('vector snapshot', parts) },
-    });
-    store.onDidChange((e) => {
-      if (this.boot && mayMoveBoot(e)) this.boot = undefined;
     });
   }
 
@@ -155,11 +150,10 @@ export class AtomWorkspace {
 
   /**
    * The atom the bundle boots (bundler.ts's rule, BOOT_RULE), or null when there is no core
-   * atom. Kept between changes that cannot move it (an edit of code), so asking is cheap.
+   * atom: the builder's, kept until the order or an atom's type changes, so asking is cheap.
    */
   bootAtom(): string | null {
-    this.boot ??= { name: this.builder.bootAtom() };
-    return this.boot.name;
+    return this.builder.bootAtom();
   }
 
   /**
@@ -353,15 +347,3 @@ export class AtomWorkspace {
 
 /** How far apart a rename's deletion marker and its new atom's first version may be stamped (one change, a few ms). */
 const RENAME_WINDOW_MS = 5_000;
-
-/**
- * Whether a change may move the boot atom: a core atom added, removed or changed in type, a
- * changed dependency list (the order), or a reload. An edit of code, or an atom that is not core
- * added or removed (the others keep their order, see IncrementalBundler.noteAdded), cannot.
- */
-function mayMoveBoot(e: StoreChange): boolean {
-  if (e.kind === 'reload') return true;
-  if (e.kind === 'delete') return e.atom.type === 'core';
-  if (!e.previous) return e.atom.type === 'core';
-  return e.previous.type !== e.atom.type || e.previous.dependencies.join() !== e.atom.dependencies.join();
-}

@@ -105,7 +105,7 @@ export class Builder {
         this.bundler.noteRemoved(e.atom.name);
       } else if (!e.previous || !isProgramAtom(e.previous)) this.bundler.noteAdded(e.atom);
       else if (e.previous.dependencies.join() !== e.atom.dependencies.join()) this.bundler.invalidateOrder();
-      else this.bundler.noteChanged(e.atom.name);
+      else this.bundler.noteChanged(e.atom.name, e.previous.type !== e.atom.type);
       this.changed();
     });
   }
@@ -133,10 +133,13 @@ export class Builder {
 
   /**
    * The atom the bundle boots (the boot rule: atoms/boot.ts), from the order the bundler keeps for
-   * the next build (IncrementalBundler.entryPoint): the same order the bundle's Boot line is read
-   * from, so get_status, the preview and latest.js name the same atom.
+   * the next build (IncrementalBundler.entryPoint, kept until the order or a type changes): the
+   * same order the bundle's Boot line is read from, so get_status, the preview and latest.js name
+   * the same atom.
    */
   bootAtom(): string | null {
+    // No core atom: nothing boots, and no walk of an order without one (countByType is a count kept).
+    if (this.store.countByType().core === 0) return null;
     try {
       return this.bundler.entryPoint(programOf(this.store));
     } catch (err) {

@@ -175,6 +175,11 @@ export class IncrementalBundler {
   /** The atom count's line and the Boot lines, for `order`; undefined: render again. */
   private rendered: { entry: string | null; count: Buffer; boot: Buffer } | undefined;
   /**
+   * The boot atom by `order` (`findEntryPoint`), for the Boot line and `entryPoint` alike;
+   * undefined: look again (the order changed, or an atom's type did).
+   */
+  private entry: string | null | undefined;
+  /**
    * The order line's names (`order` joined by arrows, escaped), kept from build to build: an atom
    * added or removed is put in or taken out of it (`shifted`) rather than the line made again (at
    * 50,000 atoms, a 1.2 MB line joined, escaped and encoded was ~50 ms of every creation).
@@ -224,13 +229,14 @@ export class IncrementalBundler {
    * The atom the bundle of `atoms` boots (the boot rule, `findEntryPoint`), read from the order
    * this bundler keeps: sorted now only when it has none, and the next build then lays the atoms
    * out in that order rather than sorting again. Announced changes keep the order current (an atom
-   * added takes its place, one removed leaves it), so asking after each write costs a look at its
-   * last core atoms, where sorting the whole graph again was the largest allocation of an agent's
+   * added takes its place, one removed leaves it), so asking after each write costs at most a look
+   * at its last core atoms (kept until the order or a type changes), where sorting the whole graph again was the largest allocation of an agent's
    * batches at 10,000 atoms (~440 MB of 2.9 GB).
    */
   entryPoint(atoms: AtomLookup): string | null {
     if (!this.order || this.order.length !== atoms.size) this.layOut(atoms);
-    return findEntryPoint(atoms, this.order!);
+    if (this.entry === undefined) this.entry = findEntryPoint(atoms, this.order!);
+    return this.entry;
   }
 
   /** A dependency list changed (or anything unknown): sort again at the next build. */
@@ -278,8 +284,9 @@ export class IncrementalBundler {
    * entry point): the next build looks at it. Once a build has laid every atom out, builds look
    * only at the atoms announced here, until the order changes.
    */
-  noteChanged(name: string): void {
+  noteChanged(name: string, typeChanged = false): void {
     this.changed?.add(name);
+    if (typeChanged) this.entry = undefined;
   }
 
   /**
@@ -317,7 +324,7 @@ export class IncrementalBundler {
     }
     const order = this.order!;
     if (!this.rendered) {
-      const entry = findEntryPoint(atoms, order);
+      const entry = this.entryPoint(atoms);
       this.rendered = {
         entry,
         count: Buffer.from(`// Atoms: ${order.length}\n// Order: `),
@@ -435,6 +442,7 @@ export class IncrementalBundler {
   private ordered(order: string[] | undefined): void {
     this.order = order;
     this.rendered = undefined;
+    this.entry = undefined;
     this.names = undefined;
     this.published = undefined;
     this.shift = null;
@@ -456,6 +464,7 @@ export class IncrementalBundler {
         ? { base, change: { from: base.length, at, removed: added ? 0 : 1, added: added ? [added.name] : [] } }
         : null;
     this.rendered = undefined;
+    this.entry = undefined;
     // One atom in or out since the last build (an agent's creation): patched. More (a batch): made
     // again once, at the build, rather than a block made anew for each of them.
     if (this.names && !this.namesPatched) {
@@ -520,7 +529,7 @@ export class IncrementalBundler {
     const was = this.laid[i];
     if (was === atom) return;
     // The type is in the chunk's comment line and may move the entry point.
-    if (was !== undefined && was.type !== atom.type) this.rendered = undefined;
+    if (was !== undefined && was.type !== atom.type) this.rendered = this.entry = undefined;
     this.laid[i] = atom;
     // Changed positions matter only while the order is the one published (and written); a new
     // order is compared atom by atom (chunkParts).

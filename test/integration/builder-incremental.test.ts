@@ -285,7 +285,7 @@ test('after random creates, deletes, edits, type and dependency changes, latest.
   }
 });
 
-test('the boot atom, read from the order the bundler keeps, is the fresh sort\'s and the Boot line\'s after every kind of write', async () => {
+test('the boot atom, read from the order the bundler keeps, is the fresh sort\'s, the write note\'s and the Boot line\'s after every kind of write', async () => {
   const dir = tempDir();
   const ws = await AtomWorkspace.open(dir, { embeddings: noModel });
   // A fixed sequence of pseudo-random writes: several core atoms and no game_loop or main, so the
@@ -308,20 +308,35 @@ test('the boot atom, read from the order the bundler keeps, is the fresh sort\'s
       const name = names[random(names.length)]!;
       const atom = ws.atoms.get(name);
       const usedBy = ws.atoms.all().filter((a) => a.dependencies.includes(name));
-      if (atom && usedBy.length === 0 && random(4) === 0) await ws.delete(name);
+      const was = bootAtom(ws.atoms.all());
+      let outcome: { notes: { boot?: { now: string | null; was: string | null } } };
+      if (atom && usedBy.length === 0 && random(4) === 0) outcome = await ws.delete(name);
       else {
         // Dependencies among the atoms present that do not depend on this one (no cycle).
         const reaches = (from: string, to: string): boolean => from === to || (ws.atoms.get(from)?.dependencies ?? []).some((d) => reaches(d, to));
         const candidates = present.filter((n) => n !== name && !reaches(n, name));
         const dependencies = candidates.filter(() => random(3) === 0).sort();
-        await ws.upsert(draftOf(name, random(2) === 0 ? 'core' : 'util', dependencies));
+        outcome = await ws.upsert(draftOf(name, random(2) === 0 ? 'core' : 'util', dependencies));
       }
       const expected = bootAtom(ws.atoms.all());
+      // The write's answer says so exactly when the boot atom moved (read before the write's build).
+      assert.deepEqual(outcome.notes.boot, expected === was ? undefined : { now: expected, was }, `step ${step}: the write's Boot note`);
       assert.equal(ws.bootAtom(), expected, `step ${step}`);
       assert.equal(bootLine(), expected, `step ${step}: the Boot line`);
       moves.add(expected);
     }
     assert.ok(moves.size >= 3, `the boot atom moved among ${[...moves].join(', ')}`);
+    // A change of type alone (same code, same dependencies: the order stands) moves it too.
+    for (const type of ['util', 'core'] as const) {
+      const boot = ws.atoms.get(type === 'util' ? ws.bootAtom()! : names.find((n) => ws.atoms.get(n)?.type === 'util')!)!;
+      const was = ws.bootAtom();
+      const { notes } = await ws.upsert({ ...draftOf(boot.name, type, [...boot.dependencies]), code: boot.code });
+      const expected = bootAtom(ws.atoms.all());
+      assert.notEqual(expected, was, `making ${boot.name} ${type} moves the boot atom`);
+      assert.deepEqual(notes.boot, { now: expected, was }, `the write's Boot note after ${boot.name} became ${type}`);
+      assert.equal(ws.bootAtom(), expected);
+      assert.equal(bootLine(), expected);
+    }
   } finally {
     await ws.close();
   }
