@@ -1,8 +1,9 @@
 /**
  * Resources: each atom as `atom://{name}` (a template with completion), the structure as
- * `atoms://structure`, and the bundle as `atoms://bundle`. Subscribers hear when one changes;
- * every session hears `list_changed` when atoms come and go: each once per turn, however many
- * atoms a batch changed.
+ * `atoms://structure`, and the bundle as `atoms://bundle`. Subscribers hear when one changes, once
+ * per turn however many atoms a batch changed. The list itself (the structure and the bundle) never
+ * changes: atoms are reached through the template, so atoms coming and going send no `list_changed`
+ * (it had every client fetch the same two-entry list again after each write).
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -27,7 +28,7 @@ export const ATOM_TEMPLATE = 'atom://{name}';
 const ATOM_PREFIX = 'atom://';
 const MAX_COMPLETIONS = 100;
 
-export const RESOURCE_CAPABILITIES = { subscribe: true, listChanged: true } as const;
+export const RESOURCE_CAPABILITIES = { subscribe: true, listChanged: false } as const;
 
 export function atomUri(name: string): string {
   return `${ATOM_PREFIX}${name}`;
@@ -120,25 +121,15 @@ export function registerResources(server: Server, opening: Promise<AtomWorkspace
   // notification went through the SDK's checks of an outgoing message (~16 KB of garbage each, 5.7%
   // of what an agent's batches allocated at 10,000 atoms) to say the same thing 50 times.
   const pending = new Set<string>();
-  let listChanged = false;
   let flush: NodeJS.Immediate | undefined;
-  const later = () => {
+  const updated = (uri: string) => {
+    if (!subscriptions.has(uri)) return;
+    pending.add(uri);
     flush ??= setImmediate(() => {
       flush = undefined;
       for (const uri of pending) server.sendResourceUpdated({ uri }).catch(() => {});
       pending.clear();
-      if (listChanged) server.sendResourceListChanged().catch(() => {});
-      listChanged = false;
     });
-  };
-  const updated = (uri: string) => {
-    if (!subscriptions.has(uri)) return;
-    pending.add(uri);
-    later();
-  };
-  const listHasChanged = () => {
-    listChanged = true;
-    later();
   };
   let disposed = false;
   const listeners: Disposable[] = [];
@@ -149,12 +140,10 @@ export function registerResources(server: Server, opening: Promise<AtomWorkspace
         workspace.onDidChange((change) => {
           if (change.kind === 'reload') {
             for (const uri of subscriptions) updated(uri);
-            listHasChanged();
             return;
           }
           updated(atomUri(change.atom.name));
           updated(STRUCTURE_URI);
-          if (change.kind === 'delete' || !change.previous) listHasChanged();
         }),
         workspace.builder.onDidBuild(() => updated(BUNDLE_URI)),
       );
