@@ -36,7 +36,8 @@ const ROOM_MAX_BYTES = 4 * 1024 * 1024;
 /**
  * The snapshot's bytes with room after them (above), and the file's own size (the bytes before
  * the room), or undefined when there is no file. A file that is not an SQLite database is read as
- * it is (opening it fails as before).
+ * it is (opening it fails as before). A Buffer: sql.js makes its in-memory file with `slice`, which
+ * copies a Uint8Array and is a view of a Buffer, so an open holds the snapshot once (store-room.test.ts).
  */
 export function readSnapshot(file: string): { bytes: Uint8Array; size: number } | undefined {
   let fd: number;

@@ -63,3 +63,22 @@ test('a file that is no database is read as it is, and a small database gets no 
   const { file } = await snapshot(1);
   assert.equal(readSnapshot(file)!.bytes.length, readFileSync(file).length);
 });
+
+// sql.js makes a file's contents from what it is given with `slice`, a copy for a Uint8Array and a view
+// for a Buffer: readSnapshot's Buffer becomes the in-memory file itself, and an open holds the snapshot
+// once (22 MB at 10,000 atoms, 154 MB at 50,000), not twice.
+test('the snapshot read is the database file itself: sql.js makes no copy of it', async () => {
+  const { file } = await snapshot(500);
+  const read = readSnapshot(file)!;
+  const { database } = await StoreDatabase.open(read.bytes, file);
+  try {
+    const written = 'z'.repeat(1000); // within one page
+    database.transaction(() => database.setMetaValue('written', written));
+    assert.ok(Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.length).includes(written), 'the write landed in the bytes read');
+    assert.equal(database.metaValue('written'), written);
+    assert.equal(database.metaValue('row 499'), 'x'.repeat(2000));
+    assert.equal(database.rows('PRAGMA integrity_check')[0]?.[0], 'ok');
+  } finally {
+    database.close();
+  }
+});
