@@ -258,6 +258,40 @@ test('while a backlog waits, a query whose words find atoms with no vector yet i
   }
 });
 
+test('a fresh clone (no atom has a vector) asks the model nothing before its first search answers by words', async () => {
+  const dir = tempDir('atomic-words-first-');
+  const fresh = new MemorySource(join(dir, '.atomic'), [...GAME_ATOMS, ...counterAtoms(60)]);
+  // A stand-in for the model that answers at once and records what it was asked, and when.
+  const events: string[] = [];
+  const asked: string[] = [];
+  const recording: EmbeddingProvider = {
+    modelId: 'recording',
+    dimensions: 8,
+    embed: async (texts) => {
+      events.push('model asked');
+      asked.push(...texts);
+      return texts.map((_, i) => Float32Array.from({ length: 8 }, (_v, k) => ((i + k) % 8) + 1));
+    },
+    dispose: async () => {},
+  };
+  const index = new SearchIndex(fresh, recording, { backlogDelayMs: 0 });
+  try {
+    const query = 'clamp a value between limits';
+    const first = await index.search(query);
+    events.push('first answer');
+    assert.equal(first.hits[0]?.atom.name, 'math_clamp', 'the words rank it');
+    assert.ok(first.unembedded !== undefined && first.unembedded > 0, `the answer counts the atoms without a vector: ${first.unembedded}`);
+    // No query's meaning could rank an atom with no vector: its vector was not asked for, and the
+    // catch-up's model waited for the words index the answer needed (on two cores its cold start took a core from it).
+    assert.equal(events[0], 'first answer', events.slice(0, 3).join(', '));
+    await index.whenIdle();
+    assert.ok(!asked.includes(query), 'the query was never embedded');
+    assert.equal(fresh.embeddedCount, GAME_ATOMS.length + 60, 'then every atom was embedded');
+  } finally {
+    await index.close();
+  }
+});
+
 test('a vectors folder of an earlier version that cannot be cleaned up leaves search whole and ends nothing', async () => {
   const dir = tempDir('atomic-noindex-');
   const unhandled: unknown[] = [];
