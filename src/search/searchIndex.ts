@@ -314,11 +314,16 @@ export class SearchIndex implements Disposable {
   /**
    * A search is coming (a person opened a search box): the index is opened and the model's process
    * started now, so that the query, typed meanwhile, need not wait for either. Costs what that first
-   * search would have; the model's process ends when idle as usual.
+   * search would have; the model's process ends when idle as usual. Not while every atom waits for
+   * its vector (`meaningMayRank`): the query's meaning could rank nothing yet, and the catch-up
+   * starts the model once the words index is built.
    */
   warm(): void {
-    void this.open().catch(() => {});
-    if (!this.modelAnswered && !this.providerFailedRecently()) this.provider.warm?.();
+    const warm = () => {
+      if (!this.modelAnswered && !this.providerFailedRecently() && this.meaningMayRank()) this.provider.warm?.();
+    };
+    if (this.vectorsLoaded) warm();
+    else void this.open().then(warm, () => {});
   }
 
   /** Best matches first, at most `limit` (default 5), cosine ≥ 0.3 unless the query names the atom. */
@@ -1028,10 +1033,15 @@ export class SearchIndex implements Disposable {
    */
   private startQueryIfUseful(text: string): void {
     const start = () => {
-      if (this.vectors.size > 0 || this.queue.pending === 0) this.startQuery(text);
+      if (this.meaningMayRank()) this.startQuery(text);
     };
     if (this.vectorsLoaded) start();
     else void this.open().then(start, () => {});
+  }
+
+  /** Whether a query's meaning may rank some atom: one has a vector, or none waits for one. */
+  private meaningMayRank(): boolean {
+    return this.vectors.size > 0 || this.queue.pending === 0;
   }
 
   /** Settles once the words index is built (or its build failed), and a turn after: see `queue`. */

@@ -272,11 +272,13 @@ test('a fresh clone (no atom has a vector) asks the model nothing before its fir
       asked.push(...texts);
       return texts.map((_, i) => Float32Array.from({ length: 8 }, (_v, k) => ((i + k) % 8) + 1));
     },
+    warm: () => void events.push('model warmed'),
     dispose: async () => {},
   };
   const index = new SearchIndex(fresh, recording, { backlogDelayMs: 0 });
   try {
     const query = 'clamp a value between limits';
+    index.warm(); // a person opened Search Atoms
     const first = await index.search(query);
     events.push('first answer');
     assert.equal(first.hits[0]?.atom.name, 'math_clamp', 'the words rank it');
