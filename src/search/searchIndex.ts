@@ -1022,11 +1022,6 @@ export class SearchIndex implements Disposable {
   }
 
   /**
-   * Starts embedding a query before the search has waited for the open, the full-text index and
-   * the writes before it: after a start the model's process loads (a second or more) while those
-   * are under way, instead of after them. rankedSearch then takes this vector (embedQuery).
-   */
-  /**
    * startQuery, once the vectors are loaded, unless no atom has one while some wait (a fresh
    * clone): then no query's meaning can rank anything (rankedSearch leaves meaning out), and the
    * model's cold start would only take a core from the words index the answer waits on.
@@ -1051,6 +1046,11 @@ export class SearchIndex implements Disposable {
     await nextTurn(); // the search that waited on it answers first
   }
 
+  /**
+   * Starts embedding a query before the search has waited for the open, the full-text index and
+   * the writes before it: after a start the model's process loads (a second or more) while those
+   * are under way, instead of after them. rankedSearch then takes this vector (embedQuery).
+   */
   private startQuery(text: string): void {
     if (this.queryCache.has(text) || this.queryInFlight.has(text) || this.providerFailedRecently()) return;
     const vector = this.embedTexts([text]).then((v) => v[0]!);
