@@ -230,8 +230,8 @@ export class IncrementalBundler {
    * this bundler keeps: sorted now only when it has none, and the next build then lays the atoms
    * out in that order rather than sorting again. Announced changes keep the order current (an atom
    * added takes its place, one removed leaves it), so asking after each write costs at most a look
-   * at its last core atoms (kept until the order or a type changes), where sorting the whole graph again was the largest allocation of an agent's
-   * batches at 10,000 atoms (~440 MB of 2.9 GB).
+   * at its last core atoms (kept until the order or a type changes), where sorting the whole graph
+   * again was the largest allocation of an agent's batches at 10,000 atoms (~440 MB of 2.9 GB).
    */
   entryPoint(atoms: AtomLookup): string | null {
     if (!this.order || this.order.length !== atoms.size) this.layOut(atoms);

@@ -322,8 +322,7 @@ export class SearchIndex implements Disposable {
     const warm = () => {
       if (!this.modelAnswered && !this.providerFailedRecently() && this.meaningMayRank()) this.provider.warm?.();
     };
-    if (this.vectorsLoaded) warm();
-    else void this.open().then(warm, () => {});
+    this.afterVectorsLoad(warm);
   }
 
   /** Best matches first, at most `limit` (default 5), cosine ≥ 0.3 unless the query names the atom. */
@@ -1027,11 +1026,15 @@ export class SearchIndex implements Disposable {
    * model's cold start would only take a core from the words index the answer waits on.
    */
   private startQueryIfUseful(text: string): void {
-    const start = () => {
+    this.afterVectorsLoad(() => {
       if (this.meaningMayRank()) this.startQuery(text);
-    };
-    if (this.vectorsLoaded) start();
-    else void this.open().then(start, () => {});
+    });
+  }
+
+  /** Runs `then` now if the vectors are loaded, else once the open has loaded them (not if it fails). */
+  private afterVectorsLoad(then: () => void): void {
+    if (this.vectorsLoaded) then();
+    else void this.open().then(then, () => {});
   }
 
   /** Whether a query's meaning may rank some atom: one has a vector, or none waits for one. */
