@@ -1042,11 +1042,17 @@ export class SearchIndex implements Disposable {
     return this.vectors.size > 0 || this.queue.pending === 0;
   }
 
-  /** Settles once the words index is built (or its build failed), and a turn after: see `queue`. */
+  /**
+   * Settles once the words index is built (or its build failed), and a turn after: see `queue`.
+   * Rejects once the index is closed: an embedding let through after the close would reach a
+   * provider already disposed (one that holds its answers until then would never give them).
+   */
   private async wordsIndexed(): Promise<void> {
-    if (this.lexicalState === 'loaded') return;
-    await this.ensureLexical().catch(() => {});
-    await nextTurn(); // the search that waited on it answers first
+    if (this.lexicalState !== 'loaded') {
+      await this.ensureLexical().catch(() => {});
+      await nextTurn(); // the search that waited on it answers first
+    }
+    if (this.disposed) throw new Error('the search index was closed');
   }
 
   /**
