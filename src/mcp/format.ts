@@ -15,9 +15,23 @@ export function toStructure(atom: Atom): AtomStructure {
 }
 
 /** The read_atoms block: a metadata header, then the code. */
-export function formatAtom(atom: Atom, header = `=== ${atom.name} (${atom.type}) v${atom.version} ===`): string {
+export function formatAtom(atom: Atom, header = `=== ${atom.name} (${atom.type}) v${atom.version} ===`, usedBy?: readonly string[]): string {
   const lines = [`// ${header}`];
   if (atom.description) lines.push(...atom.description.split('\n').map((l) => `// ${l}`));
-  lines.push(`// Signature: ${formatSignature(atom)}`, `// Depends on: [${atom.dependencies.join(', ')}]`, atom.code);
+  lines.push(`// Signature: ${formatSignature(atom)}`, `// Depends on: [${atom.dependencies.join(', ')}]`);
+  if (usedBy) lines.push(formatUsedBy(usedBy));
+  lines.push(atom.code);
   return lines.join('\n');
+}
+
+/** Most names a `// Used by:` line lists; query_graph lists them all. */
+export const USED_BY_SHOWN = 12;
+
+/**
+ * `// Used by: [game_loop, player_update]`: the atoms that list this one as a dependency (sorted), the
+ * other direction of `Depends on`. A widely used util lists the first USED_BY_SHOWN and how many more.
+ */
+export function formatUsedBy(users: readonly string[]): string {
+  const more = users.length - USED_BY_SHOWN;
+  return `// Used by: [${users.slice(0, USED_BY_SHOWN).join(', ')}]${more > 0 ? ` and ${more} more (query_graph dependents lists them)` : ''}`;
 }

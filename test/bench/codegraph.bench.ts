@@ -122,7 +122,7 @@ export default async function codegraphBench(options: BenchOptions): Promise<Ben
       rows: questionRows,
       notes: [
         'Interleaved call by call, which server goes first alternating, two warm-up rounds. Same atoms asked of both.',
-        '"search": semantic_search (model embedding + words, fused; answers carry each hit\'s code) against codegraph_search (FTS5 word match on symbol names and text; answers carry locations and signatures), limit 5, the search evaluation\'s game queries. "ours without code": semantic_search with detail summary (names, descriptions, signatures, dependencies). "theirs by its one default tool": codegraph_explore (what codegraph lists unless told otherwise: the relevant symbols\' source and call paths, up to 12 files).',
+        '"search": semantic_search (model embedding + words, fused; answers carry each hit\'s code) against codegraph_search (FTS5 word match on symbol names and text; answers carry locations and signatures), limit 5, the search evaluation\'s game queries. "ours without code": semantic_search with detail summary (names, descriptions, signatures, dependencies). "search with who uses each": semantic_search with detail context (each hit\'s code, dependencies and the atoms that use it) against codegraph_explore (what codegraph lists unless told otherwise: the relevant symbols\' source and call paths, up to 12 files).',
         '"callers": query_graph dependents against codegraph_callers. "impact": query_graph impact (every transitive dependent and the entry points they reach) against codegraph_impact with depth 10 (its most; default 2). "read one function": read_atoms (one name) against codegraph_node with includeCode.',
         '"change seen": a new atom file (a function calling an existing one) written into atoms/, then the read-one-function call repeated every 25 ms until it answers with the new function: each server\'s own file watcher and update. "change seen via upsert_atom" is ours alone (codegraph has no write tool): upsert_atom, then read_atoms.',
       ],
@@ -407,9 +407,9 @@ async function questionsAt(size: number, atoms: AtomDraft[], oursDir: string, th
       theirs: (q) => ({ name: 'codegraph_search', args: { query: q, limit: 5 } }),
     },
     {
-      label: 'search, theirs by its one default tool',
+      label: 'search with who uses each (ours: detail context; theirs: explore, its one default tool)',
       subject: (i) => queries[(i + 2 * (n + 2)) % queries.length]!,
-      ours: (q) => ({ name: 'semantic_search', args: { query: q, limit: 5 } }),
+      ours: (q) => ({ name: 'semantic_search', args: { query: q, limit: 5, detail: 'context' } }),
       theirs: (q) => ({ name: 'codegraph_explore', args: { query: q } }),
     },
     {
