@@ -11,6 +11,7 @@
 import { parse } from 'acorn';
 import type { Atom } from './model.js';
 import { mayName, nameProbe } from './nameFilter.js';
+import { kindOf, type ValueKind } from './valueKind.js';
 
 export interface Node {
   type: string;
@@ -25,10 +26,12 @@ export interface CodeNames {
   /** Free names used only as `typeof name`, which never throws for a name that does not exist. */
   typeofOnly: readonly string[];
   /**
-   * The top function's own return statements (not those of functions inside it), in order: what each
-   * returns (null for a bare `return`) and the line of the code it is on (returns.ts judges them).
+   * The top function's own return statements (not those of functions inside it), in order: the kind
+   * of value each visibly returns (valueKind.ts; 'nothing' for a bare `return`) and the line of the
+   * code it is on (returns.ts judges them). Not the returned expression's tree: names are kept for
+   * the last codes (`recent`), and each tree kept that long outlived V8's young generation.
    */
-  returns: readonly { argument: Node | null; line: number }[];
+  returns: readonly { kind: ValueKind | undefined; line: number }[];
   /**
    * The program's top-level statements (type and offset), the first one's name when it is a
    * function declaration: the shape check (code.ts) reads them from this same parse.
@@ -148,7 +151,7 @@ function parseNames(code: string): CodeNames {
   const own = fn && fn.type === 'FunctionDeclaration' ? ((fn.id as Node | null)?.name as string | undefined) : undefined;
   const params = fn && Array.isArray(fn.params) ? (fn.params as Node[]).map(paramName) : [];
   const free = Object.freeze(used.filter((n) => !declared.has(n) && n !== own));
-  const returns: { argument: Node | null; line: number }[] = [];
+  const returns: { kind: ValueKind | undefined; line: number }[] = [];
   if (fn && fn.type === 'FunctionDeclaration') collectReturns(fn.body as Node, code, returns);
   const top = Object.freeze(
     (program.body as Node[]).map((n) => Object.freeze({ type: n.type, start: n.start as number, name: (n.id as Node | null | undefined)?.name as string | undefined })),
@@ -157,8 +160,8 @@ function parseNames(code: string): CodeNames {
 }
 
 /** The return statements under `node`, not those of functions or classes inside it. */
-function collectReturns(node: Node, code: string, out: { argument: Node | null; line: number }[]): void {
-  if (node.type === 'ReturnStatement') out.push({ argument: (node.argument as Node | null) ?? null, line: lineAt(code, node.start as number) });
+function collectReturns(node: Node, code: string, out: { kind: ValueKind | undefined; line: number }[]): void {
+  if (node.type === 'ReturnStatement') out.push(Object.freeze({ kind: kindOf(node.argument as Node | null), line: lineAt(code, node.start as number) }));
   if (node.type.includes('Function') || node.type === 'ClassBody') return; // their returns are their own
   for (const k in node) {
     const value = node[k];

@@ -6,46 +6,8 @@
  * run_atom) check the values a run really returns.
  */
 import { codeNames } from './calls.js';
+import type { ValueKind as Kind } from './valueKind.js';
 import type { Port } from './model.js';
-
-interface Node {
-  type: string;
-  [key: string]: unknown;
-}
-
-type Kind = 'number' | 'string' | 'boolean' | 'array' | 'object' | 'nothing';
-
-/** The kind of value an expression visibly is, or undefined when the code does not show it. */
-function kindOf(node: Node | null | undefined): Kind | undefined {
-  if (!node) return 'nothing';
-  switch (node.type) {
-    case 'Literal': {
-      const v = node.value;
-      if (v === null) return 'nothing';
-      return typeof v === 'number' ? 'number' : typeof v === 'string' ? 'string' : typeof v === 'boolean' ? 'boolean' : undefined;
-    }
-    case 'TemplateLiteral':
-      return 'string';
-    case 'ArrayExpression':
-      return 'array';
-    case 'ObjectExpression':
-      return 'object';
-    case 'BinaryExpression':
-      // "Score: " + x is a string whatever x is.
-      if (node.operator === '+' && (isString(node.left as Node) || isString(node.right as Node))) return 'string';
-      if (['-', '*', '/', '%', '**'].includes(node.operator as string)) return 'number';
-      if (['<', '>', '<=', '>=', '===', '!==', '==', '!='].includes(node.operator as string)) return 'boolean';
-      return undefined;
-    case 'UnaryExpression':
-      return node.operator === '!' ? 'boolean' : node.operator === '-' || node.operator === '+' ? 'number' : undefined;
-    default:
-      return undefined;
-  }
-}
-
-function isString(node: Node): boolean {
-  return (node.type === 'Literal' && typeof node.value === 'string') || node.type === 'TemplateLiteral';
-}
 
 /** What the declared outputs expect a return to be. */
 function expected(outputs: readonly Port[]): { kinds: Kind[]; says: string } {
@@ -73,7 +35,7 @@ export function returnTypeWarning(code: string, outputs: readonly Port[]): strin
   }
   const want = expected(outputs);
   for (const r of returns) {
-    const kind = kindOf(r.argument as Node | null);
+    const kind = r.kind;
     if (kind === undefined || want.kinds.includes(kind)) continue;
     return `Warning: it declares ${want.says}, but line ${r.line} returns ${SAY[kind]}: fix the outputs or the return, or callers will get what they do not expect`;
   }
