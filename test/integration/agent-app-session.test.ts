@@ -175,8 +175,11 @@ test('an agent builds a card board app: records, DOM events, a reload, its traps
   await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
   const url = `http://127.0.0.1:${(http.address() as { port: number }).port}/`;
   const lib = (await import(join(root, 'scripts', 'e2e', 'lib.mjs'))) as { launchBrowser(runDir: string, viewport?: object): Promise<BrowserContext> };
-  const browser = await lib.launchBrowser(tempDir('agent-app-browser-'), { width: 400, height: 300 });
+  // The page's server is closed however this ends: a browser that fails to start left it listening, and
+  // the test file never exited.
+  let browser: BrowserContext | undefined;
   try {
+    browser = await lib.launchBrowser(tempDir('agent-app-browser-'), { width: 400, height: 300 });
     const tab = browser.pages()[0] ?? (await browser.newPage());
     const errors: string[] = [];
     tab.on('pageerror', (e) => errors.push(e.message));
@@ -192,7 +195,7 @@ test('an agent builds a card board app: records, DOM events, a reload, its traps
     assert.deepEqual(await tab.locator('#cards li').allTextContents(), ['Call Ada x'], 'the cards survive a reload');
     assert.deepEqual(errors, []);
   } finally {
-    await browser.close();
+    await browser?.close();
     http.close();
   }
   process.stderr.write(`agent-app-session: 10 atoms (9 of the app, 1 test) in ${calls} tool calls\n`);
