@@ -5,9 +5,9 @@
  * up by name): for a query of a few pieces that was half of its ~10 ms. A single text has no padding,
  * so the masks are all ones and the gathers and scatters are identities; what is left is ~70
  * operations. Only the model process uses it (useLiteWorker.ts), for runs of one text; a run of
- * several goes through the graph as before. Its vectors equal the graph's but for the last bits of
- * the sums (the products are the same kernels, the projections a product rather than a 1×1
- * convolution): `test/integration/embed-forward.test.ts` holds them to the graph's.
+ * several goes through the graph as before. Its vectors are the graph's, bit for bit on the texts
+ * `test/integration/embed-forward.test.ts` holds them to (the same kernels in the same order; the
+ * projections a product rather than the graph's 1×1 convolution, which XNNPACK computes alike).
  *
  * The model (the graph in model.json, read node by node):
  *   x   = 2·embedding[ids] + timing(position)                    [n, 256], timing = sin | cos of position × inv_timescales

@@ -16,7 +16,6 @@ import type { EmbedRequest, EmbedResponse, WorkerConfig } from './messages.js';
 import { SentencePiece, type Vocabulary } from './sentencePiece.js';
 import { forwardOne, forwardWeights, type ForwardOps, type ForwardWeights, type Tensor } from './useLiteForward.js';
 
-
 /** A tfjs model.json, as far as it is read here. */
 interface ModelJson {
   weightsManifest: Array<{ paths: string[]; weights: unknown[] }>;
@@ -83,7 +82,17 @@ async function loadModel(): Promise<Model> {
   // Off only to measure the backend's own kernel against it (test/bench/embed.bench.ts).
   if (!config.plainRuns) useFastBatchMatMul(tf);
   const graph = await tf.loadGraphModel(localModel(config.modelDir));
-  return { graph, tokenizer: new SentencePiece(await vocabulary), forward: config.plainRuns ? undefined : forwardWeights(tf, graph.weights) };
+  return { graph, tokenizer: new SentencePiece(await vocabulary), forward: config.plainRuns ? undefined : forwardOrGraph(graph.weights) };
+}
+
+/** The forward pass's weights, or undefined (every run through the graph) for a graph not shaped as USE-lite's. */
+function forwardOrGraph(weights: Record<string, Tensor[]>): ForwardWeights | undefined {
+  try {
+    return forwardWeights(tf, weights);
+  } catch (err) {
+    process.stderr.write(`useLiteWorker: every text goes through the graph: ${(err as Error).message}\n`);
+    return undefined;
+  }
 }
 
 /**
