@@ -34,6 +34,7 @@ const EXTENSION_HOST = new Set(
     'batch-matmul',
     'checks',
     'crash',
+    'embed-forward',
     'embed-process',
     'hostile-state-folder',
     'sandbox',
