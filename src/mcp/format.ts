@@ -16,11 +16,18 @@ export function toStructure(atom: Atom): AtomStructure {
 
 /** The read_atoms block: a metadata header, then the code. */
 export function formatAtom(atom: Atom, header = `=== ${atom.name} (${atom.type}) v${atom.version} ===`, usedBy?: readonly string[]): string {
+  return `${formatAtomHeader(atom, header, usedBy)}\n${atom.code}`;
+}
+
+/**
+ * The block's comment lines without the code: the header, the description, the signature, the
+ * dependencies and, given `usedBy`, a `// Used by:` line (semantic_search's summary is these alone).
+ */
+export function formatAtomHeader(atom: Atom, header: string, usedBy?: readonly string[]): string {
   const lines = [`// ${header}`];
   if (atom.description) lines.push(...atom.description.split('\n').map((l) => `// ${l}`));
   lines.push(`// Signature: ${formatSignature(atom)}`, `// Depends on: [${atom.dependencies.join(', ')}]`);
   if (usedBy) lines.push(formatUsedBy(usedBy));
-  lines.push(atom.code);
   return lines.join('\n');
 }
 

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../tool.js';
-import { formatAtom } from '../format.js';
+import { formatAtom, formatAtomHeader } from '../format.js';
 import type { AtomReader } from '../../store/reader.js';
-import { formatSignature } from '../../atoms/signature.js';
 import { typeFilter } from '../schemas.js';
 import type { SearchHit } from '../../search/searchIndex.js';
 
@@ -46,16 +45,13 @@ export function unembeddedNote(unembedded: number, total: number): string {
  * code (detail context: and the atoms that depend on it; summary: no code). The number is the ranking
  * score (searchIndex.ts), so it falls from one result to the next.
  */
-export function formatHit(hit: SearchHit, detail: 'full' | 'summary' | 'context' = 'full', atoms?: Pick<AtomReader, 'dependents'>): string {
+export function formatHit(hit: SearchHit, detail: 'full' | 'summary' | 'context', atoms: Pick<AtomReader, 'dependents'>): string {
   const similarity = hit.similarity === null ? 'n/a' : Math.max(0, hit.similarity).toFixed(3);
   const header = `${hit.atom.name} (${hit.atom.type}) [similarity: ${similarity}]`;
   if (detail === 'full') return formatAtom(hit.atom, header);
   // The contract's block with who uses each hit under `Depends on`: what a change to it reaches, without
   // a query_graph call per hit (an agent otherwise searches, reads, then asks the graph).
-  if (detail === 'context') return formatAtom(hit.atom, header, atoms?.dependents(hit.atom.name) ?? []);
+  if (detail === 'context') return formatAtom(hit.atom, header, atoms.dependents(hit.atom.name));
   // The same block without the code: about a tenth of the bytes for an agent that only picks what to read.
-  const a = hit.atom;
-  const lines = [`// ${header}`, ...(a.description ? a.description.split('\n').map((l) => `// ${l}`) : [])];
-  lines.push(`// Signature: ${formatSignature(a)}`, `// Depends on: [${a.dependencies.join(', ')}]`);
-  return lines.join('\n');
+  return formatAtomHeader(hit.atom, header);
 }

@@ -34,7 +34,6 @@ export interface ForwardOps {
   add(a: Tensor, b: Tensor): Tensor;
   sub(a: Tensor, b: Tensor): Tensor;
   mul(a: Tensor, b: Tensor): Tensor;
-  div(a: Tensor, b: Tensor): Tensor;
   matMul(a: Tensor, b: Tensor, transposeA?: boolean, transposeB?: boolean): Tensor;
   reshape(x: Tensor, shape: number[]): Tensor;
   transpose(x: Tensor, perm: number[]): Tensor;
@@ -84,7 +83,6 @@ export interface ForwardWeights {
   hidden: Tensor;
   hiddenBias: Tensor;
   l2Epsilon: Tensor;
-  heads: number;
 }
 
 /** Four heads in both layers (the graph's split_heads reshapes to [.., 4, width / 4]). */
@@ -138,7 +136,6 @@ export function forwardWeights(ops: ForwardOps, weights: Record<string, Tensor[]
     hidden: get('module/Encoder_en/hidden_layers/tanh_layer_0/weights'),
     hiddenBias: get('module/Encoder_en/hidden_layers/tanh_layer_0/bias'),
     l2Epsilon: get('module_apply_default/Encoder_en/hidden_layers/l2_normalize/Maximum/y'),
-    heads: HEADS,
   };
 }
 
@@ -155,7 +152,7 @@ export function forwardOne(ops: ForwardOps, w: ForwardWeights, ids: Int32Array):
     const attention = (a: Tensor, l: LayerWeights): Tensor => {
       const qkv = add(matMul(a, l.qkv), l.qkvBias);
       const width = l.querySplit;
-      const heads = (x: Tensor): Tensor => ops.transpose(ops.reshape(x, [n, w.heads, width / w.heads]), [1, 0, 2]);
+      const heads = (x: Tensor): Tensor => ops.transpose(ops.reshape(x, [n, HEADS, width / HEADS]), [1, 0, 2]);
       const q = mul(heads(ops.slice(qkv, [0, 0], [n, width])), l.queryScale);
       const k = heads(ops.slice(qkv, [0, width], [n, width]));
       const v = heads(ops.slice(qkv, [0, 2 * width], [n, width]));
