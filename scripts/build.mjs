@@ -58,6 +58,19 @@ for (const [from, to] of assets) {
   if (existsSync(join(root, from))) cpSync(join(root, from), join(dist, to), { recursive: true });
 }
 
+/**
+ * onnxruntime, which runs the embedding model (src/search/embeddings/useLiteOnnx.ts): its JavaScript
+ * bundled into dist/onnxruntime/lib/ort.js, whose own `require('../bin/napi-v6/<platform>/<arch>/…')`
+ * finds the native library copied to dist/onnxruntime/bin/. Only this machine's platform is copied
+ * (45 MB on Linux x64): the package is platform specific. Elsewhere, or where the library does not
+ * load, the model runs on tfjs's wasm backend (src/search/embeddings/paths.ts says which).
+ */
+const ortPackage = join(root, 'node_modules', 'onnxruntime-node');
+const ortPlatform = join('napi-v6', process.platform, process.arch);
+if (existsSync(join(ortPackage, 'bin', ortPlatform))) {
+  cpSync(join(ortPackage, 'bin', ortPlatform), join(dist, 'onnxruntime', 'bin', ortPlatform), { recursive: true });
+}
+
 /** vectra's BM25 dependencies, never used here, replaced by a stub that says so (see the stub). */
 const bm25Stub = join(root, 'scripts', 'stubs', 'vectra-bm25.cjs');
 /**
@@ -120,6 +133,21 @@ for (const [entry, out] of nodeEntries) {
       plugins: [asciiRegExps],
       banner: out === 'cli.js' ? { js: '#!/usr/bin/env node' } : undefined,
       define: { 'process.env.ATOMIC_BUNDLED': '"1"' },
+    }),
+  );
+}
+if (existsSync(ortPackage)) {
+  contexts.push(
+    await esbuild.context({
+      ...common,
+      entryPoints: [join(ortPackage, 'dist', 'index.js')],
+      outfile: join(dist, 'onnxruntime', 'lib', 'ort.js'),
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      charset: 'ascii',
+      // The native binding stays a file beside the bundle (copied above), required at run time.
+      external: ['*.node'],
     }),
   );
 }

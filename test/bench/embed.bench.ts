@@ -3,10 +3,11 @@
  * every atom having its vector (SearchIndex.whenIdle), in this process with the real model, and
  * the first search after a start.
  *
- * - model, first/last round/now: the same clone embedded by the model as it ran first (one process,
- *   one text a model run), as it ran last round (two processes on two cores, eight texts a run) and
- *   as it runs now (also: the attention's batched products through XNNPACK, batchMatMul.ts; only
- *   the 128 pieces the model reads sent; texts of like length in a run), in alternating order,
+ * - model, first/last round/tfjs/now: the same clone embedded by the model as it ran first (one
+ *   process, one text a model run), as it ran in issue 38's first pass (two processes on two cores,
+ *   eight texts a run), on tfjs as it runs where onnxruntime does not (also: the attention's batched
+ *   products through XNNPACK, batchMatMul.ts; only the 128 pieces the model reads sent; texts of
+ *   like length in a run) and as it runs now (onnxruntime, useLiteOnnx.ts), in alternating order,
  *   fresh copies each, the user's cache off. BENCH_EMBED_ATOMS atoms (default
  *   200, 60 with --quick): 1,000 atoms take minutes a run on a loaded machine; the per-atom rate
  *   gives the 1,000 and 10,000 figures (the model's cost is per atom: nothing else grows).
@@ -79,7 +80,8 @@ export default async function embedBench(options: BenchOptions): Promise<BenchSe
     const variants: Array<{ label: string; options: UseLiteOptions }> = [
       { label: 'first (1 process, 1 text a run)', options: { processes: 1, textsPerCall: 1, plainRuns: true } },
       { label: 'last round (2 processes, 8 texts a run)', options: { plainRuns: true } },
-      { label: 'now (and batched products through XNNPACK, 128 pieces sent, like lengths together)', options: {} },
+      { label: 'tfjs (and batched products through XNNPACK, 128 pieces sent, like lengths together)', options: { runtime: 'tfjs' } },
+      { label: 'now: onnxruntime (1 process, 2 threads, a text a run)', options: {} },
     ];
     const times = new Map<string, number[]>(variants.map((v) => [v.label, []]));
     for (let round = 0; round < rounds; round++) {
@@ -106,7 +108,7 @@ export default async function embedBench(options: BenchOptions): Promise<BenchSe
       }),
       notes: [
         'Measured from the open returning to SearchIndex.whenIdle (every atom embedded), each run on a fresh copy, the user cache off; the estimates scale the per-atom time.',
-        'Every variant uses the linear-time tokenizer; its own gain is in the tokenizer section. The vectors of "now" differ from the others in the last bits only (batchMatMul.ts): the eval is unchanged.',
+        'Every variant uses the linear-time tokenizer; its own gain is in the tokenizer section. The vectors of the last two differ from the first ones in the last bits only (batchMatMul.ts, useLiteOnnx.ts: within 1e-5, test/integration/embed-forward.test.ts): the eval is unchanged.',
       ],
     });
 

@@ -4,8 +4,11 @@ export interface EmbedRequest {
   texts: string[];
 }
 
+/** What runs the model in its process: onnxruntime where it loads (useLiteOnnx.ts), else tfjs's wasm backend. */
+export type EmbedRuntime = 'onnxruntime' | 'tfjs';
+
 /** `rss`: the child's resident memory when it answered (its memory where /proc is not available). */
-export type EmbedResponse = ({ id: number; vectors: Float32Array[] } | { id: number; error: string }) & { rss?: number };
+export type EmbedResponse = ({ id: number; vectors: Float32Array[]; runtime: EmbedRuntime } | { id: number; error: string }) & { rss?: number };
 
 /** Passed as the child's first argument (JSON) when it starts. */
 export interface WorkerConfig {
@@ -18,4 +21,11 @@ export interface WorkerConfig {
    * every piece of a text sent, texts in arrival order. Only the embed bench sets it, to compare.
    */
   plainRuns?: boolean;
+  /**
+   * What should run the model: onnxruntime (tfjs where it then does not load) when its library
+   * ships for this platform, else tfjs; tfjs also where asked for (the embed bench compares them).
+   */
+  runtime: EmbedRuntime;
+  /** onnxruntime's threads for a run (default 1). */
+  threads?: number;
 }

@@ -10,11 +10,12 @@
  * it imports is compiled at every start.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { constants, setPriority } from 'node:os';
+import { readdirSync } from 'node:fs';
+import { availableParallelism, constants, setPriority } from 'node:os';
 import { compileCacheEnv } from '../../util/compileCache.js';
 import { HUGE_PAGES_ENV, NODE_FLAGS } from '../../util/nodeFlags.js';
-import type { WorkerConfig } from './messages.js';
-import { tfjsWasmDir, useLiteModelDir, useLiteProcessScript } from './paths.js';
+import type { EmbedRuntime, WorkerConfig } from './messages.js';
+import { onnxRuntimeShipped, tfjsWasmDir, useLiteModelDir, useLiteProcessScript } from './paths.js';
 
 /**
  * The model processes' priority once they have answered (nice 10 on Linux and macOS, below normal
@@ -26,13 +27,25 @@ import { tfjsWasmDir, useLiteModelDir, useLiteProcessScript } from './paths.js';
  */
 export const MODEL_PRIORITY = constants.priority.PRIORITY_BELOW_NORMAL;
 
+/** Most threads onnxruntime gets for a run: a run of 128 pieces took 16 ms on one, 9 on two (2 cores). */
+const MAX_MODEL_THREADS = 2;
+
+/** Whether the model's process will run the model on onnxruntime (where it ships and is not turned off). */
+export function modelOnOnnxRuntime(options: { runtime?: EmbedRuntime; plainRuns?: boolean } = {}): boolean {
+  return options.runtime !== 'tfjs' && !options.plainRuns && onnxRuntimeShipped();
+}
+
 /** What the model's process is told at its start (its first argument, JSON). */
-export function modelWorkerConfig(options: { modelDir?: string; wasmDir?: string; textsPerCall?: number; plainRuns?: boolean } = {}): WorkerConfig {
+export function modelWorkerConfig(
+  options: { modelDir?: string; wasmDir?: string; textsPerCall?: number; plainRuns?: boolean; runtime?: EmbedRuntime; threads?: number } = {},
+): WorkerConfig {
+  const onnx = modelOnOnnxRuntime(options);
   return {
     modelDir: options.modelDir ?? useLiteModelDir(),
     wasmDir: options.wasmDir ?? tfjsWasmDir(),
     ...(options.textsPerCall ? { textsPerCall: options.textsPerCall } : {}),
     ...(options.plainRuns ? { plainRuns: true } : {}),
+    ...(onnx ? { runtime: 'onnxruntime' as const, threads: options.threads ?? Math.min(MAX_MODEL_THREADS, availableParallelism()) } : { runtime: 'tfjs' as const }),
   };
 }
 
@@ -65,13 +78,29 @@ export function setModelProcessRef(child: ChildProcess, ref: boolean): void {
   }
 }
 
-/** Puts the process below normal priority (MODEL_PRIORITY); where the system refuses, it keeps its own. */
+/**
+ * Puts the process below normal priority (MODEL_PRIORITY); where the system refuses, it keeps its
+ * own. On Linux a priority belongs to a thread, and the process's threads (onnxruntime's, which
+ * share a run's products, and V8's) already run: each is lowered, not only the main one.
+ */
 export function lowerModelPriority(child: ChildProcess): void {
   if (child.pid === undefined) return;
+  for (const id of processThreads(child.pid)) {
+    try {
+      setPriority(id, MODEL_PRIORITY);
+    } catch {
+      // kept at its priority (or gone meanwhile)
+    }
+  }
+}
+
+/** The ids of a process's threads (Linux: /proc/<pid>/task); elsewhere the process's own. */
+function processThreads(pid: number): number[] {
+  if (process.platform !== 'linux') return [pid];
   try {
-    setPriority(child.pid, MODEL_PRIORITY);
+    return readdirSync(`/proc/${pid}/task`).map(Number).filter(Number.isInteger);
   } catch {
-    // kept at its priority
+    return [pid];
   }
 }
 

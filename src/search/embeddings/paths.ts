@@ -4,6 +4,7 @@
  * bundle, so an air-gapped install works with nothing downloaded. Run from source (tsx), they come
  * from node_modules and the process runs the TypeScript file itself through tsx's loader.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -19,6 +20,21 @@ export function useLiteModelDir(): string {
 /** Folder holding tfjs-backend-wasm*.wasm. */
 export function tfjsWasmDir(): string {
   return bundled ? __dirname : join(nodeModules, '@energetic-ai', 'core', 'dist');
+}
+
+/**
+ * onnxruntime-node, which runs the model where its native library ships for this platform: bundled,
+ * scripts/build.mjs puts its JavaScript in dist/onnxruntime/lib/ort.js and this platform's library
+ * in dist/onnxruntime/bin/ (where that file's own require looks for it).
+ */
+export function onnxRuntimeModule(): string {
+  return bundled ? join(__dirname, 'onnxruntime', 'lib', 'ort.js') : join(nodeModules, 'onnxruntime-node');
+}
+
+/** Whether onnxruntime's native library is there for this platform (whether it loads, only the model's process finds out). */
+export function onnxRuntimeShipped(): boolean {
+  const bin = bundled ? join(__dirname, 'onnxruntime', 'bin') : join(nodeModules, 'onnxruntime-node', 'bin');
+  return existsSync(join(bin, 'napi-v6', process.platform, process.arch, 'onnxruntime_binding.node'));
 }
 
 /**

@@ -12,8 +12,8 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { EmbedderMemory, EmbeddingProvider } from './provider.js';
-import type { EmbedRequest, EmbedResponse } from './messages.js';
-import { forkModelProcess, lowerModelPriority, modelWorkerConfig, setModelProcessRef, takeEarlyModelProcess } from './modelProcess.js';
+import type { EmbedRequest, EmbedResponse, EmbedRuntime } from './messages.js';
+import { forkModelProcess, lowerModelPriority, modelOnOnnxRuntime, modelWorkerConfig, setModelProcessRef, takeEarlyModelProcess } from './modelProcess.js';
 
 export const USE_LITE_MODEL_ID = 'use-lite-512@energetic-ai-0.2.0';
 
@@ -33,8 +33,9 @@ export interface UseLiteOptions {
   idleMs?: number;
   /**
    * How many model processes may run at once: a backlog's large requests are split across them,
-   * one core each. Default: the environment's ATOMIC_EMBED_PROCESSES, else 2 where there are 2
-   * cores or more, else 1. The ones after the first start only for a large request and end after
+   * one core each. Default: the environment's ATOMIC_EMBED_PROCESSES, else 1 where onnxruntime runs
+   * the model (its threads share each run across the cores), else 2 where there are 2 cores or
+   * more, else 1. The ones after the first start only for a large request and end after
    * HELPER_IDLE_MS idle (each holds its own copy of the model, ~200 MiB).
    */
   processes?: number;
@@ -42,6 +43,8 @@ export interface UseLiteOptions {
   textsPerCall?: number;
   /** Model runs as before issue 38's second pass (WorkerConfig.plainRuns); for measuring (test/bench/embed.bench.ts). */
   plainRuns?: boolean;
+  /** 'tfjs' keeps the model on tfjs where onnxruntime would run it (WorkerConfig.runtime); for measuring. */
+  runtime?: EmbedRuntime;
 }
 
 /** Most processes the default allows: the backlog's gain stops at the cores, and each is ~200 MiB. */
@@ -64,7 +67,7 @@ export class UseLiteProvider implements EmbeddingProvider {
 
   constructor(options: UseLiteOptions = {}) {
     const idleMs = options.idleMs ?? idleFromEnvironment();
-    const count = Math.max(1, Math.floor(options.processes ?? processesFromEnvironment()));
+    const count = Math.max(1, Math.floor(options.processes ?? processesFromEnvironment(modelOnOnnxRuntime(options))));
     this.processes = Array.from({ length: count }, (_, i) => new ModelProcess(options, i === 0 ? idleMs : Math.min(idleMs, HELPER_IDLE_MS)));
   }
 
@@ -90,6 +93,11 @@ export class UseLiteProvider implements EmbeddingProvider {
   /** The first model process's id while it runs (tests, diagnostics). */
   get pid(): number | undefined {
     return this.processes[0]!.pid;
+  }
+
+  /** What ran the model at its last answer (undefined before one): onnxruntime, or tfjs where it did not load. */
+  get runtime(): EmbedRuntime | undefined {
+    return this.processes[0]!.runtime;
   }
 
   /** The model processes' memory together, apart from the server's (get_status may show it); pid: the first's. */
@@ -123,6 +131,8 @@ class ModelProcess {
   private answered = false;
   /** Texts sent and not answered yet: where the provider sends a query. */
   queuedTexts = 0;
+  /** What ran the model at the last answer. */
+  runtime: EmbedRuntime | undefined;
   /** Ends the child when this process exits normally (a killed parent is covered by the child itself). */
   private readonly killOnExit = () => this.child?.kill('SIGKILL');
 
@@ -219,6 +229,7 @@ class ModelProcess {
         new Error(`the embedding model failed: ${response.error}. Reinstall the extension if its files are damaged.`),
       );
     } else {
+      this.runtime = response.runtime;
       waiting.resolve(response.vectors);
     }
   }
@@ -277,10 +288,11 @@ class ModelProcess {
   }
 }
 
-function processesFromEnvironment(): number {
+/** ATOMIC_EMBED_PROCESSES, else one process on onnxruntime (its threads take the cores), else one a core up to MAX_DEFAULT_PROCESSES. */
+function processesFromEnvironment(onnx: boolean): number {
   const value = Number(process.env.ATOMIC_EMBED_PROCESSES);
   if (Number.isInteger(value) && value >= 1) return value;
-  return Math.min(MAX_DEFAULT_PROCESSES, availableParallelism());
+  return onnx ? 1 : Math.min(MAX_DEFAULT_PROCESSES, availableParallelism());
 }
 
 function idleFromEnvironment(): number {

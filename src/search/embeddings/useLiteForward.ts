@@ -55,55 +55,61 @@ const K = 'module_apply_default/Encoder_en/KonaTransformer/Encode/';
 const STACK = `${K}TransformerStack/`;
 
 /** One transformer layer's weights. */
-interface LayerWeights {
-  lnScale: Tensor;
-  lnBias: Tensor;
-  qkv: Tensor;
-  qkvBias: Tensor;
-  out: Tensor;
-  outBias: Tensor;
+interface LayerWeights<T extends Shaped> {
+  lnScale: T;
+  lnBias: T;
+  qkv: T;
+  qkvBias: T;
+  out: T;
+  outBias: T;
   querySplit: number;
-  queryScale: Tensor;
-  ffnLnScale: Tensor;
-  ffnLnBias: Tensor;
-  ffn1: Tensor;
-  ffn1Bias: Tensor;
-  ffn2: Tensor;
-  ffn2Bias: Tensor;
+  queryScale: T;
+  ffnLnScale: T;
+  ffnLnBias: T;
+  ffn1: T;
+  ffn1Bias: T;
+  ffn2: T;
+  ffn2Bias: T;
+}
+
+/** What a weight is, as far as picking the weights needs: tfjs tensors here, plain arrays for onnxruntime (useLiteOnnx.ts). */
+export interface Shaped {
+  readonly shape: number[];
 }
 
 /** The graph's weights the forward pass reads, found by their node names. */
-export interface ForwardWeights {
-  embeddings: Tensor;
-  invTimescales: Tensor;
-  residual: Tensor;
-  residualBias: Tensor;
-  epsilon: Tensor;
-  layers: [LayerWeights, LayerWeights];
-  hidden: Tensor;
-  hiddenBias: Tensor;
-  l2Epsilon: Tensor;
+export interface ForwardWeights<T extends Shaped = Tensor> {
+  embeddings: T;
+  invTimescales: T;
+  residual: T;
+  residualBias: T;
+  epsilon: T;
+  layers: [LayerWeights<T>, LayerWeights<T>];
+  hidden: T;
+  hiddenBias: T;
+  l2Epsilon: T;
 }
 
 /** Four heads in both layers (the graph's split_heads reshapes to [.., 4, width / 4]). */
-const HEADS = 4;
+export const HEADS = 4;
 
 /**
- * The weights, from the loaded graph's (`GraphModel.weights`: node name → tensors), reshaped where
- * the graph multiplies through a 1×1 convolution. Throws naming the first node not found: a model
- * of another shape than USE-lite's is refused here, and the worker keeps the graph.
+ * The weights, from the loaded graph's (`GraphModel.weights`: node name → tensors, or the same read
+ * from the weight files), reshaped where the graph multiplies through a 1×1 convolution. Throws
+ * naming the first node not found: a model of another shape than USE-lite's is refused here, and
+ * the worker keeps the graph.
  */
-export function forwardWeights(ops: ForwardOps, weights: Record<string, Tensor[]>): ForwardWeights {
-  const get = (name: string): Tensor => {
+export function forwardWeights<T extends Shaped>(reshape: (t: T, shape: number[]) => T, weights: Record<string, T[]>): ForwardWeights<T> {
+  const get = (name: string): T => {
     const found = weights[name]?.[0];
     if (!found) throw new Error(`USE-lite's graph has no ${name}`);
     return found;
   };
-  const matrix = (name: string): Tensor => {
+  const matrix = (name: string): T => {
     const t = get(name);
-    return t.shape.length === 4 ? ops.reshape(t, [t.shape[2]!, t.shape[3]!]) : t;
+    return t.shape.length === 4 ? reshape(t, [t.shape[2]!, t.shape[3]!]) : t;
   };
-  const layer = (i: 0 | 1): LayerWeights => {
+  const layer = (i: 0 | 1): LayerWeights<T> => {
     const w = `${K}Layer_${i}/TransformerLayer/`;
     const s = `${STACK}Layer_${i}/TransformerLayer/`;
     const model = `module/Encoder_en/KonaTransformer/Encode/Layer_${i}/TransformerLayer/MultiheadAttention/`;
@@ -149,7 +155,7 @@ export function forwardOne(ops: ForwardOps, w: ForwardWeights, ids: Int32Array):
       const r = ops.rsqrt(add(ops.mean(ops.square(centred), -1, true), w.epsilon));
       return add(mul(mul(scale, r), centred), bias);
     };
-    const attention = (a: Tensor, l: LayerWeights): Tensor => {
+    const attention = (a: Tensor, l: LayerWeights<Tensor>): Tensor => {
       const qkv = add(matMul(a, l.qkv), l.qkvBias);
       const width = l.querySplit;
       const heads = (x: Tensor): Tensor => ops.transpose(ops.reshape(x, [n, HEADS, width / HEADS]), [1, 0, 2]);
@@ -160,7 +166,7 @@ export function forwardOne(ops: ForwardOps, w: ForwardWeights, ids: Int32Array):
       const joined = ops.reshape(ops.transpose(matMul(weights, v), [1, 0, 2]), [n, width]);
       return add(matMul(joined, l.out), l.outBias);
     };
-    const ffn = (a: Tensor, l: LayerWeights): Tensor => add(matMul(ops.relu(add(matMul(a, l.ffn1), l.ffn1Bias)), l.ffn2), l.ffn2Bias);
+    const ffn = (a: Tensor, l: LayerWeights<Tensor>): Tensor => add(matMul(ops.relu(add(matMul(a, l.ffn1), l.ffn1Bias)), l.ffn2), l.ffn2Bias);
 
     const positions = new Float32Array(n);
     for (let i = 0; i < n; i++) positions[i] = i;

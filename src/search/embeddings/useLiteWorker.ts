@@ -1,25 +1,24 @@
 /**
- * The embedding process's entry: loads Universal Sentence Encoder lite (tfjs on the wasm backend)
- * from local files and embeds texts on request over IPC. It runs as a child process, not a thread,
- * so its ~300 MiB leave with it when it is idle or ended, and never count against the editor's
- * extension host. Embedding takes ~80 ms of CPU per text; here it never blocks the server.
+ * The embedding process's entry: loads Universal Sentence Encoder lite from local files and embeds
+ * texts on request over IPC. onnxruntime runs it where its library ships (useLiteOnnx.ts: ~9 ms a
+ * 128-piece text on two threads), else tfjs on its wasm backend (~57 ms). It runs as a child
+ * process, not a thread, so its memory leaves with it when it is idle or ended, and never counts
+ * against the editor's extension host; the model's work never blocks the server.
  *
  * It lives only as long as its parent's IPC channel: when the parent exits or dies (even killed),
  * the channel closes and this process exits, so no model is left running as an orphan.
  */
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { format } from 'node:util';
-import * as energeticCore from '@energetic-ai/core';
+import { createRequire } from 'node:module';
 import { useFastBatchMatMul, type KernelRegistry } from './batchMatMul.js';
-import type { EmbedRequest, EmbedResponse, WorkerConfig } from './messages.js';
+import type { EmbedRequest, EmbedResponse, EmbedRuntime, WorkerConfig } from './messages.js';
+import { onnxRuntimeModule } from './paths.js';
 import { SentencePiece, type Vocabulary } from './sentencePiece.js';
 import { forwardOne, forwardWeights, type ForwardOps, type ForwardWeights, type Tensor } from './useLiteForward.js';
-
-/** A tfjs model.json, as far as it is read here. */
-interface ModelJson {
-  weightsManifest: Array<{ paths: string[]; weights: unknown[] }>;
-}
+import { readModelFiles, type ModelFiles, type ModelJson } from './modelFiles.js';
+import { OnnxUseLite, type OnnxRuntime } from './useLiteOnnx.js';
 
 /** tfjs's IOHandler: what loadGraphModel takes instead of a URL. */
 interface ModelHandler {
@@ -35,12 +34,15 @@ interface Tfjs extends KernelRegistry, ForwardOps {
   tensor2d(values: Int32Array, shape: [number, number], dtype: 'int32'): Tensor;
 }
 
+type Graph = Awaited<ReturnType<Tfjs['loadGraphModel']>>;
+
 /** The model and its tokenizer. */
 interface Model {
-  graph: Awaited<ReturnType<Tfjs['loadGraphModel']>>;
   tokenizer: SentencePiece;
-  /** The graph's weights for the forward pass of one text (useLiteForward.ts); undefined runs everything through the graph. */
-  forward?: ForwardWeights;
+  /** What runs the model: onnxruntime where it loads (useLiteOnnx.ts), else tfjs. */
+  runtime: EmbedRuntime;
+  /** The vectors of some texts' pieces, in their order. */
+  run(encodings: readonly number[][]): Promise<Float32Array[]>;
 }
 
 /** USE-lite's vectors are this long. */
@@ -57,7 +59,12 @@ const TEXTS_PER_CALL = 8;
  * went to carrying the rest of a 2 KB atom's ~600 pieces through the graph's sparse input).
  */
 const MAX_PIECES = 128;
-const tf = energeticCore as unknown as Tfjs;
+/**
+ * tfjs (@energetic-ai/core), loaded only where onnxruntime does not run the model: its module alone
+ * is megabytes of code to evaluate at this process's start.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a require esbuild bundles, evaluated on first call only
+const tfjs = (): Tfjs => require('@energetic-ai/core') as Tfjs;
 
 // Nothing of this process goes to stdout (the parent pipes it to its stderr anyway: its own
 // stdout may be the MCP stdio channel).
@@ -74,58 +81,75 @@ process.on('disconnect', () => process.exit(0));
 const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
 
 async function loadModel(): Promise<Model> {
-  tf.setWasmPaths(config.wasmDir.endsWith('/') ? config.wasmDir : `${config.wasmDir}/`);
   const vocabulary = readFile(join(config.modelDir, 'vocab.json'), 'utf8').then((text) => JSON.parse(text) as Vocabulary);
   vocabulary.catch(() => {});
+  const files = readModelFiles(config.modelDir);
+  files.catch(() => {});
+  const onnx = config.runtime === 'onnxruntime' ? await loadOnnx(files) : undefined;
+  const run = onnx ? onnxRuns(onnx) : await loadTfjs(await files);
+  return { tokenizer: new SentencePiece(await vocabulary), runtime: onnx ? 'onnxruntime' : 'tfjs', run };
+}
+
+/**
+ * USE-lite in onnxruntime (useLiteOnnx.ts), or undefined where onnxruntime is not shipped for this
+ * platform or does not load (said on stderr): then tfjs runs it, as fast as it was before it.
+ */
+async function loadOnnx(files: Promise<ModelFiles>): Promise<OnnxUseLite | undefined> {
+  let ort: OnnxRuntime;
+  try {
+    ort = createRequire(__filename)(onnxRuntimeModule()) as OnnxRuntime;
+  } catch (err) {
+    process.stderr.write(`useLiteWorker: onnxruntime did not load (${(err as Error).message.split('\n')[0]}); the model runs on tfjs's wasm backend, several times slower\n`);
+    return undefined;
+  }
+  const loaded = await files;
+  try {
+    return await OnnxUseLite.create(ort, loaded, config.threads ?? 1);
+  } catch (err) {
+    process.stderr.write(`useLiteWorker: onnxruntime refused the model (${(err as Error).message}); it runs on tfjs's wasm backend\n`);
+    return undefined;
+  }
+}
+
+/** Runs on onnxruntime: a text a run, one after another (its threads share each run's products). */
+function onnxRuns(onnx: OnnxUseLite): Model['run'] {
+  return async (encodings) => {
+    const vectors: Float32Array[] = [];
+    for (const ids of encodings) {
+      if (ids.length === 0) throw new Error('an empty text has no pieces to embed');
+      vectors.push(await onnx.embed(Int32Array.from(ids)));
+    }
+    return vectors;
+  };
+}
+
+/** USE-lite in tfjs on its wasm backend: the graph, and the forward pass for a run of one text. */
+async function loadTfjs(files: ModelFiles): Promise<Model['run']> {
+  const tf = tfjs();
+  tf.setWasmPaths(config.wasmDir.endsWith('/') ? config.wasmDir : `${config.wasmDir}/`);
   // The backend must be initialized before the model is loaded: loading runs tensor ops.
   await tf.ready();
   // Off only to measure the backend's own kernel against it (test/bench/embed.bench.ts).
   if (!config.plainRuns) useFastBatchMatMul(tf);
-  const graph = await tf.loadGraphModel(localModel(config.modelDir));
-  return { graph, tokenizer: new SentencePiece(await vocabulary), forward: config.plainRuns ? undefined : forwardOrGraph(graph.weights) };
+  const graph = await tf.loadGraphModel(localModel(tf, files));
+  const forward = config.plainRuns ? undefined : forwardOrGraph(tf, graph.weights);
+  return (encodings) => embedBatch(tf, graph, forward, encodings);
 }
 
 /** The forward pass's weights, or undefined (every run through the graph) for a graph not shaped as USE-lite's. */
-function forwardOrGraph(weights: Record<string, Tensor[]>): ForwardWeights | undefined {
+function forwardOrGraph(tf: Tfjs, weights: Record<string, Tensor[]>): ForwardWeights | undefined {
   try {
-    return forwardWeights(tf, weights);
+    return forwardWeights((t, shape) => tf.reshape(t, shape), weights);
   } catch (err) {
     process.stderr.write(`useLiteWorker: every text goes through the graph: ${(err as Error).message}\n`);
     return undefined;
   }
 }
 
-/**
- * The model's files as tfjs loads them, its weight shards read into one buffer. The file URL's
- * handler (@energetic-ai/core's) read each shard into a buffer of its own, then copied them all
- * into one: 27 MB more to copy, and to fault in, at every start of this process (a cold start
- * to the first vector went 1.0 → 0.85 s; a search's query waits for it).
- */
-function localModel(dir: string): ModelHandler {
+/** The model's files as tfjs loads them (tfjs's IOHandler). */
+function localModel(tf: Tfjs, files: ModelFiles): ModelHandler {
   return {
-    load: async () => {
-      const json = JSON.parse(await readFile(join(dir, 'model.json'), 'utf8')) as ModelJson;
-      return tf.io.getModelArtifactsForJSON(json, async (manifest) => {
-        const paths = manifest.flatMap((group) => group.paths);
-        const files = await Promise.all(paths.map((path) => open(join(dir, path), 'r')));
-        try {
-          const sizes = await Promise.all(files.map(async (file) => (await file.stat()).size));
-          const data = new Uint8Array(sizes.reduce((sum, size) => sum + size, 0));
-          let at = 0;
-          for (let i = 0; i < files.length; i++) {
-            const end = at + sizes[i]!;
-            while (at < end) {
-              const { bytesRead } = await files[i]!.read(data, at, end - at, null);
-              if (bytesRead === 0) throw new Error(`${paths[i]} is shorter than it was`);
-              at += bytesRead;
-            }
-          }
-          return [manifest.flatMap((group) => group.weights), data.buffer];
-        } finally {
-          await Promise.all(files.map((file) => file.close()));
-        }
-      });
-    },
+    load: () => tf.io.getModelArtifactsForJSON(files.json, async (manifest) => [manifest.flatMap((group) => group.weights), files.shards.buffer as ArrayBuffer]),
   };
 }
 
@@ -134,11 +158,11 @@ function localModel(dir: string): ModelHandler {
  * @energetic-ai/embeddings' embed does (its sparse input: a row per text, a column per piece),
  * read back as one Float32Array instead of nested arrays.
  */
-async function embedBatch(model: Model, encodings: readonly number[][]): Promise<Float32Array[]> {
+async function embedBatch(tf: Tfjs, graph: Graph, forward: ForwardWeights | undefined, encodings: readonly number[][]): Promise<Float32Array[]> {
   // One text (a query, most often) without the graph's executor: ~5 ms less a run, the same vector
   // (useLiteForward.ts). The graph's padding is a piece id below 0, which the tokenizer never gives.
-  if (encodings.length === 1 && model.forward && encodings[0]!.every((id) => id >= 0)) {
-    const output = forwardOne(tf, model.forward, Int32Array.from(encodings[0]!));
+  if (encodings.length === 1 && forward && encodings[0]!.every((id) => id >= 0)) {
+    const output = forwardOne(tf, forward, Int32Array.from(encodings[0]!));
     try {
       return [(await output.data()).slice(0, DIMENSIONS)];
     } finally {
@@ -158,7 +182,7 @@ async function embedBatch(model: Model, encodings: readonly number[][]): Promise
   });
   const inputs = { indices: tf.tensor2d(indices, [count, 2], 'int32'), values: tf.tensor1d(values, 'int32') };
   try {
-    const output = await model.graph.executeAsync(inputs);
+    const output = await graph.executeAsync(inputs);
     const flat = await output.data();
     output.dispose();
     return encodings.map((_, row) => flat.slice(row * DIMENSIONS, (row + 1) * DIMENSIONS));
@@ -198,10 +222,10 @@ async function handle(request: EmbedRequest): Promise<EmbedResponse> {
     const perCall = config.textsPerCall ?? TEXTS_PER_CALL;
     for (let i = 0; i < order.length; i += perCall) {
       const rows = order.slice(i, i + perCall);
-      const out = await embedBatch(model, rows.map((k) => encodings[k]!));
+      const out = await model.run(rows.map((k) => encodings[k]!));
       rows.forEach((k, j) => (vectors[k] = out[j]!));
     }
-    return { id: request.id, vectors, rss: process.memoryUsage.rss() };
+    return { id: request.id, vectors, runtime: model.runtime, rss: process.memoryUsage.rss() };
   } catch (err) {
     return { id: request.id, error: (err as Error).message ?? String(err), rss: process.memoryUsage.rss() };
   }
