@@ -6,7 +6,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { getPriority } from 'node:os';
@@ -67,6 +67,12 @@ test('embeds in a separate process, whose memory is reported apart', async () =>
   assert.ok(environ.includes('GLIBC_TUNABLES=glibc.malloc.hugetlb=1'), environ.join(' '));
   // Below normal priority once it has answered (at least as low as MODEL_PRIORITY: a parent already lower keeps its own).
   assert.ok(getPriority(pid) >= MODEL_PRIORITY, `the model's priority is ${getPriority(pid)}, the test's ${getPriority()}`);
+  // Every thread of it, not only the main one: on Linux a priority is a thread's, and onnxruntime's
+  // threads (which share a run's products) started with the process.
+  const threads = readdirSync(`/proc/${pid}/task`).map(Number);
+  assert.ok(threads.length > 1, 'the model process has threads besides its main one');
+  for (const id of threads) assert.ok(getPriority(id) >= MODEL_PRIORITY, `thread ${id}: priority ${getPriority(id)}`);
+  assert.equal(memory.runtime, 'onnxruntime');
 });
 
 test('an idle process is ended and the next request starts another', async () => {

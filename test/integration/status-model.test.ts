@@ -20,7 +20,7 @@ test('get_status reports the model process apart: not running before a search, r
   await server.call('upsert_atom', { ...mathClamp });
   await server.call('semantic_search', { query: 'keep a value in range' });
   const afterSearch = await server.call('get_status');
-  const line = /^Embedding model: running in its own process \(pid (\d+)\), ([\d.]+ \w+) resident/m.exec(afterSearch.text);
+  const line = /^Embedding model: running in its own process \(pid (\d+)\) on onnxruntime, ([\d.]+ \w+) resident/m.exec(afterSearch.text);
   assert.ok(line, afterSearch.text);
   assert.notEqual(Number(line[1]), process.pid, 'the model is not in this process');
 });

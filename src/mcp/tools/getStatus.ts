@@ -191,5 +191,6 @@ function modelLines(model: EmbedderMemory | null): string[] {
   if (!model.running) return ['Embedding model: not running (its process starts at the next search or edit, and ends after a few idle minutes).'];
   const rss = model.rssBytes !== undefined ? `, ${formatBytes(model.rssBytes)} resident` : '';
   const peak = model.peakBytes !== undefined ? ` (peak ${formatBytes(model.peakBytes)})` : '';
-  return [`Embedding model: running in its own process${model.pid ? ` (pid ${model.pid})` : ''}${rss}${peak}, apart from the server's memory.`];
+  const runtime = model.runtime ? ` on ${model.runtime === 'tfjs' ? "tfjs's wasm backend (slower: onnxruntime is not available here)" : model.runtime}` : '';
+  return [`Embedding model: running in its own process${model.pid ? ` (pid ${model.pid})` : ''}${runtime}${rss}${peak}, apart from the server's memory.`];
 }

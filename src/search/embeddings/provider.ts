@@ -33,6 +33,8 @@ export interface EmbedderMemory {
   rssBytes?: number;
   /** Peak resident memory of the current process, in bytes (Linux only). */
   peakBytes?: number;
+  /** What runs the model in that process, once it has answered (USE-lite: onnxruntime, or tfjs where onnxruntime does not load). */
+  runtime?: string;
 }
 
 /** Cosine similarity of two vectors of the same length. */

@@ -105,7 +105,8 @@ export class UseLiteProvider implements EmbeddingProvider {
     const running = this.processes.map((p) => p.memory()).filter((m) => m.running);
     if (running.length === 0) return { running: false };
     const sum = (key: 'rssBytes' | 'peakBytes') => (running.every((m) => m[key] !== undefined) ? running.reduce((s, m) => s + m[key]!, 0) : undefined);
-    return { running: true, pid: this.processes[0]!.pid ?? running[0]!.pid, rssBytes: sum('rssBytes'), peakBytes: sum('peakBytes') };
+    const runtime = running.find((m) => m.runtime)?.runtime;
+    return { running: true, pid: this.processes[0]!.pid ?? running[0]!.pid, rssBytes: sum('rssBytes'), peakBytes: sum('peakBytes'), ...(runtime ? { runtime } : {}) };
   }
 
   async dispose(): Promise<void> {
@@ -183,7 +184,7 @@ class ModelProcess {
     const child = this.child;
     if (!child?.pid) return { running: false };
     const status = procStatus(child.pid);
-    return { running: true, pid: child.pid, rssBytes: status.rss ?? this.lastRss, peakBytes: status.peak };
+    return { running: true, pid: child.pid, rssBytes: status.rss ?? this.lastRss, peakBytes: status.peak, ...(this.runtime ? { runtime: this.runtime } : {}) };
   }
 
   async dispose(): Promise<void> {
@@ -245,6 +246,7 @@ class ModelProcess {
     if (this.child !== child) return;
     this.child = undefined;
     this.lastRss = undefined;
+    this.runtime = undefined;
     this.clearIdle();
     process.removeListener('exit', this.killOnExit);
   }
