@@ -2,7 +2,7 @@
  * The default embedding provider: Universal Sentence Encoder lite (512 dimensions), whose
  * weights ship inside the extension, so it works offline straight after install.
  *
- * The model runs in a child process of its own, not a thread: loaded it holds ~300 MiB, and in
+ * The model runs in a child process of its own, not a thread: loaded it holds ~200 MiB, and in
  * a thread that memory would belong to VS Code's extension host (shared by every extension) for
  * as long as the editor is open. The process starts on the first request, never at activation,
  * and ends after a few idle minutes; the next request starts it again. It dies with its parent
