@@ -92,7 +92,7 @@ async function loadModel(): Promise<Model> {
 
 /**
  * USE-lite in onnxruntime (useLiteOnnx.ts), or undefined where onnxruntime is not shipped for this
- * platform or does not load (said on stderr): then tfjs runs it, as fast as it was before it.
+ * platform or does not load (said on stderr): then tfjs runs it, as it did before onnxruntime.
  */
 async function loadOnnx(files: Promise<ModelFiles>): Promise<OnnxUseLite | undefined> {
   let ort: OnnxRuntime;

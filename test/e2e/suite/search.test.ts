@@ -51,6 +51,11 @@ describe('Search Atoms', function () {
     report(`first search after the start: ${first.modelStarting ? 'by words (the model was still starting)' : 'with meaning (the model was up)'}`);
     // The model goes on starting; the next searches use meaning.
     await until('the model to answer', async () => !(await search.search('restrict a value to a range')).modelStarting, 60_000);
+    // The packaged extension ships onnxruntime for this platform: the model's process, started by the
+    // extension host with its own Node, runs the model on it (not on tfjs's slower wasm backend).
+    const model = api.lifecycle!.workspace!.embeddings.memory?.();
+    report(`the model process: ${JSON.stringify(model)}`);
+    assert.equal(model?.runtime, 'onnxruntime', 'the model runs on onnxruntime in the extension host');
   });
 
   afterEach(async () => {
