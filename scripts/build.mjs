@@ -1,7 +1,7 @@
 // Bundles the extension, the command line and the webview apps into dist/ with esbuild,
 // and copies the runtime assets (sql.js wasm, the embedding model) beside them.
 import * as esbuild from 'esbuild';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appContexts } from './buildApps.mjs';
@@ -12,6 +12,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = process.argv.find((a) => a.startsWith('--outdir='))?.slice('--outdir='.length);
 const dist = outdir ? resolve(outdir) : join(root, 'dist');
 const production = process.argv.includes('--production');
+/**
+ * --target=PLATFORM-ARCH (VS Code's names: linux-x64, darwin-arm64, win32-x64, ...): the platform
+ * whose onnxruntime library the build ships; default: this machine's.
+ */
+const targetArg = process.argv.find((a) => a.startsWith('--target='))?.slice('--target='.length);
+const target = targetArg ? { platform: targetArg.split('-')[0], arch: targetArg.split('-').slice(1).join('-') } : { platform: process.platform, arch: process.arch };
 const watch = process.argv.includes('--watch');
 
 /** Node-side bundles: [entry, output]. */
@@ -61,14 +67,25 @@ for (const [from, to] of assets) {
 /**
  * onnxruntime, which runs the embedding model (src/search/embeddings/useLiteOnnx.ts): its JavaScript
  * bundled into dist/onnxruntime/lib/ort.js, whose own `require('../bin/napi-v6/<platform>/<arch>/…')`
- * finds the native library copied to dist/onnxruntime/bin/. Only this machine's platform is copied
- * (45 MB on Linux x64): the package is platform specific. Elsewhere, or where the library does not
- * load, the model runs on tfjs's wasm backend (src/search/embeddings/paths.ts says which).
+ * finds the native library copied to dist/onnxruntime/bin/. Only the target's platform is copied
+ * (45 MB on Linux x64), so a package is platform specific (`npm run package` makes one per target,
+ * scripts/package.mjs). Elsewhere, or where the library does not load, the model runs on tfjs's
+ * wasm backend (src/search/embeddings/paths.ts says which).
  */
 const ortPackage = join(root, 'node_modules', 'onnxruntime-node');
-const ortPlatform = join('napi-v6', process.platform, process.arch);
-if (existsSync(join(ortPackage, 'bin', ortPlatform))) {
-  cpSync(join(ortPackage, 'bin', ortPlatform), join(dist, 'onnxruntime', 'bin', ortPlatform), { recursive: true });
+const ortBin = join(dist, 'onnxruntime', 'bin', 'napi-v6');
+const ortPlatform = join(target.platform, target.arch);
+if (existsSync(join(ortPackage, 'bin', 'napi-v6', ortPlatform))) {
+  // On macOS the package holds the library twice (libonnxruntime.1.dylib, which the binding loads, and a
+  // copy under its full version): 44 MB less without the copy.
+  const loaded = (src) => !/libonnxruntime\.\d+\.\d+\.\d+\.dylib$/.test(src);
+  cpSync(join(ortPackage, 'bin', 'napi-v6', ortPlatform), join(ortBin, ortPlatform), { recursive: true, filter: loaded });
+}
+// One platform's library a build: another's, left by an earlier build for another target, goes.
+for (const platform of existsSync(ortBin) ? readdirSync(ortBin) : []) {
+  for (const arch of readdirSync(join(ortBin, platform))) {
+    if (join(platform, arch) !== ortPlatform) rmSync(join(ortBin, platform, arch), { recursive: true, force: true });
+  }
 }
 
 /** vectra's BM25 dependencies, never used here, replaced by a stub that says so (see the stub). */

@@ -112,30 +112,32 @@ export function pinVsix(vsix) {
 const installedCopy = (vsix) => `${vsix}.installed`;
 
 /**
- * Builds the extension (minified) and packages it with vsce; returns the .vsix path. The build goes into
+ * Builds the extension (minified) and packages it with vsce; returns the .vsix path. `target` (VS Code's
+ * platform names: linux-x64, darwin-arm64, ...) makes a package for that platform, with its onnxruntime
+ * library (scripts/build.mjs); without one, the package is this machine's, untargeted. The build goes into
  * a private stage (.e2e/stage-<pid>) with a copy of the rest of what the .vsix holds, never into dist/:
  * tests running meanwhile (npm test runs the integration tests beside this) keep reading the development
  * build there. That build is made too when it is missing, since the UI runs' agents start dist/cli.js.
  */
-export function buildAndPackage() {
+export function buildAndPackage(target) {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const build = (...args) => execFileSync(npm, ['run', 'build', '--silent', '--', ...args], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (!existsSync(join(root, 'dist', 'cli.js'))) build();
   const stage = join(root, '.e2e', `stage-${process.pid}`);
   const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const vsix = join(root, `${name}-${version}.vsix`);
+  const vsix = join(root, target ? `${name}-${target}-${version}.vsix` : `${name}-${version}.vsix`);
   // Written under a temporary name and renamed: a reader never sees a half-written package.
   const partial = `${vsix}.${process.pid}.partial`;
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
   try {
-    build('--production', `--outdir=${join(stage, 'dist')}`);
+    build('--production', `--outdir=${join(stage, 'dist')}`, ...(target ? [`--target=${target}`] : []));
     for (const entry of ['media', 'package.json', '.vscodeignore', 'README.md', 'LICENSE', 'LICENSE.md', 'CHANGELOG.md']) {
       // Webview sources (media/**/*.ts) stay out of the package.
       const filter = (src) => !(src.includes('/media/') && src.endsWith('.ts'));
       if (existsSync(join(root, entry))) cpSync(join(root, entry), join(stage, entry), { recursive: true, filter });
     }
-    execFileSync(join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '-o', partial], {
+    execFileSync(join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', ...(target ? ['--target', target] : []), '-o', partial], {
       cwd: stage,
       stdio: ['ignore', 'ignore', 'inherit'],
     });
