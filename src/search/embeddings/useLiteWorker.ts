@@ -13,12 +13,13 @@ import { join } from 'node:path';
 import { format } from 'node:util';
 import { createRequire } from 'node:module';
 import { useFastBatchMatMul, type KernelRegistry } from './batchMatMul.js';
-import type { EmbedRequest, EmbedResponse, EmbedRuntime, WorkerConfig } from './messages.js';
+import type { EmbedRequest, EmbedResponse, WorkerConfig } from './messages.js';
 import { onnxRuntimeModule } from './paths.js';
 import { SentencePiece, type Vocabulary } from './sentencePiece.js';
 import { forwardOne, forwardWeights, type ForwardOps, type ForwardWeights, type Tensor } from './useLiteForward.js';
 import { readModelFiles, type ModelFiles, type ModelJson } from './modelFiles.js';
 import { OnnxUseLite, type OnnxRuntime } from './useLiteOnnx.js';
+import { withFallback, type ModelRuns } from './fallbackRuns.js';
 
 /** tfjs's IOHandler: what loadGraphModel takes instead of a URL. */
 interface ModelHandler {
@@ -39,10 +40,8 @@ type Graph = Awaited<ReturnType<Tfjs['loadGraphModel']>>;
 /** The model and its tokenizer. */
 interface Model {
   tokenizer: SentencePiece;
-  /** What runs the model: onnxruntime where it loads (useLiteOnnx.ts), else tfjs. */
-  runtime: EmbedRuntime;
-  /** The vectors of some texts' pieces, in their order. */
-  run(encodings: readonly number[][]): Promise<Float32Array[]>;
+  /** What runs the model: onnxruntime where it loads and runs (useLiteOnnx.ts), else tfjs. */
+  runs: ModelRuns;
 }
 
 /** USE-lite's vectors are this long. */
@@ -86,8 +85,11 @@ async function loadModel(): Promise<Model> {
   const files = readModelFiles(config.modelDir);
   files.catch(() => {});
   const onnx = config.runtime === 'onnxruntime' ? await loadOnnx(files) : undefined;
-  const run = onnx ? onnxRuns(onnx) : await loadTfjs(await files);
-  return { tokenizer: new SentencePiece(await vocabulary), runtime: onnx ? 'onnxruntime' : 'tfjs', run };
+  const onTfjs = async (): Promise<ModelRuns> => ({ runtime: 'tfjs', run: await loadTfjs(await readModelFiles(config.modelDir)) });
+  const runs = onnx
+    ? withFallback({ runtime: 'onnxruntime', run: onnxRuns(onnx) }, onTfjs, (message) => process.stderr.write(`useLiteWorker: ${message} (tfjs's wasm backend)\n`))
+    : { runtime: 'tfjs' as const, run: await loadTfjs(await files) };
+  return { tokenizer: new SentencePiece(await vocabulary), runs };
 }
 
 /**
@@ -112,19 +114,16 @@ async function loadOnnx(files: Promise<ModelFiles>): Promise<OnnxUseLite | undef
 }
 
 /** Runs on onnxruntime: a text a run, one after another (its threads share each run's products). */
-function onnxRuns(onnx: OnnxUseLite): Model['run'] {
+function onnxRuns(onnx: OnnxUseLite): ModelRuns['run'] {
   return async (encodings) => {
     const vectors: Float32Array[] = [];
-    for (const ids of encodings) {
-      if (ids.length === 0) throw new Error('an empty text has no pieces to embed');
-      vectors.push(await onnx.embed(Int32Array.from(ids)));
-    }
+    for (const ids of encodings) vectors.push(await onnx.embed(Int32Array.from(ids)));
     return vectors;
   };
 }
 
 /** USE-lite in tfjs on its wasm backend: the graph, and the forward pass for a run of one text. */
-async function loadTfjs(files: ModelFiles): Promise<Model['run']> {
+async function loadTfjs(files: ModelFiles): Promise<ModelRuns['run']> {
   const tf = tfjs();
   tf.setWasmPaths(config.wasmDir.endsWith('/') ? config.wasmDir : `${config.wasmDir}/`);
   // The backend must be initialized before the model is loaded: loading runs tensor ops.
@@ -214,6 +213,8 @@ async function handle(request: EmbedRequest): Promise<EmbedResponse> {
     const model = await modelPromise;
     const vectors: Float32Array[] = new Array<Float32Array>(request.texts.length);
     const encodings = request.texts.map((t) => (config.plainRuns ? model.tokenizer.encode(t) : model.tokenizer.encode(t).slice(0, MAX_PIECES)));
+    // Neither runtime has a vector for no pieces at all (the graph refuses them, a pass over none is NaN).
+    if (encodings.some((ids) => ids.length === 0)) throw new Error('an empty text has no pieces to embed');
     // A run pads every text to its longest: texts of like length run together (the vectors do not
     // depend on the padding, nor on the order).
     const order = encodings.map((_, i) => i);
@@ -222,10 +223,10 @@ async function handle(request: EmbedRequest): Promise<EmbedResponse> {
     const perCall = config.textsPerCall ?? TEXTS_PER_CALL;
     for (let i = 0; i < order.length; i += perCall) {
       const rows = order.slice(i, i + perCall);
-      const out = await model.run(rows.map((k) => encodings[k]!));
+      const out = await model.runs.run(rows.map((k) => encodings[k]!));
       rows.forEach((k, j) => (vectors[k] = out[j]!));
     }
-    return { id: request.id, vectors, runtime: model.runtime, rss: process.memoryUsage.rss() };
+    return { id: request.id, vectors, runtime: model.runs.runtime, rss: process.memoryUsage.rss() };
   } catch (err) {
     return { id: request.id, error: (err as Error).message ?? String(err), rss: process.memoryUsage.rss() };
   }
