@@ -134,17 +134,15 @@ function asciiComments(file) {
 }
 
 const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', legalComments: 'none' };
+/** What every bundle Node runs shares. */
+const forNode = { ...common, platform: 'node', target: 'node20', format: 'cjs', charset: 'ascii' };
 const contexts = [];
 for (const [entry, out] of nodeEntries) {
   contexts.push(
     await esbuild.context({
-      ...common,
+      ...forNode,
       entryPoints: [join(root, entry)],
       outfile: join(dist, out),
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      charset: 'ascii',
       external: ['vscode'],
       alias: VECTRA_STUBS,
       plugins: [asciiRegExps],
@@ -156,13 +154,9 @@ for (const [entry, out] of nodeEntries) {
 if (existsSync(ortPackage)) {
   contexts.push(
     await esbuild.context({
-      ...common,
+      ...forNode,
       entryPoints: [join(ortPackage, 'dist', 'index.js')],
       outfile: join(dist, 'onnxruntime', 'lib', 'ort.js'),
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      charset: 'ascii',
       // The native binding stays a file beside the bundle (copied above), required at run time.
       external: ['*.node'],
     }),

@@ -17,31 +17,30 @@ export interface ModelRuns {
  * fails that request, and the next one loads it again.
  */
 export function withFallback(primary: ModelRuns, fallback: () => Promise<ModelRuns>, say: (message: string) => void): ModelRuns {
-  let failedOver: Promise<ModelRuns> | undefined;
-  let current: ModelRuns = primary;
-  const failOver = (): Promise<ModelRuns> => {
-    failedOver ??= fallback().then(
-      (runs) => (current = runs),
-      (err: unknown) => {
-        failedOver = undefined;
-        throw err;
-      },
-    );
-    return failedOver;
-  };
+  let primaryFailed = false;
+  let loading: Promise<ModelRuns> | undefined;
+  let loaded: ModelRuns | undefined;
   return {
     get runtime() {
-      return current.runtime;
+      return (loaded ?? primary).runtime;
     },
     async run(encodings) {
-      if (current === primary && !failedOver) {
+      if (!primaryFailed) {
         try {
           return await primary.run(encodings);
         } catch (err) {
-          if (!failedOver) say(`${primary.runtime} failed a run (${(err as Error).message ?? String(err)}); the model runs on the fallback from now on`);
+          if (!primaryFailed) say(`${primary.runtime} failed a run (${(err as Error).message ?? String(err)}); the model runs on the fallback from now on`);
+          primaryFailed = true;
         }
       }
-      return (await failOver()).run(encodings);
+      loading ??= fallback().then(
+        (runs) => (loaded = runs),
+        (err: unknown) => {
+          loading = undefined;
+          throw err;
+        },
+      );
+      return (await loading).run(encodings);
     },
   };
 }

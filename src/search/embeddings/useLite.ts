@@ -95,11 +95,6 @@ export class UseLiteProvider implements EmbeddingProvider {
     return this.processes[0]!.pid;
   }
 
-  /** What ran the model at its last answer (undefined before one): onnxruntime, or tfjs where it did not load. */
-  get runtime(): EmbedRuntime | undefined {
-    return this.processes[0]!.runtime;
-  }
-
   /** The model processes' memory together, apart from the server's (get_status may show it); pid: the first's. */
   memory(): EmbedderMemory {
     const running = this.processes.map((p) => p.memory()).filter((m) => m.running);

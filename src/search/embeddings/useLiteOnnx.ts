@@ -36,16 +36,15 @@ interface OnnxSession {
  * them), each a view into it: node name → [tensor], as `GraphModel.weights` has them.
  */
 export function hostWeights(json: ModelJson, data: Uint8Array): Record<string, HostTensor[]> {
+  // Every weight is 4 bytes an element, so one copy aligns them all where the shards' view is not (typed arrays need it).
+  const shards = data.byteOffset % 4 === 0 ? data : data.slice();
   const out: Record<string, HostTensor[]> = {};
-  let at = data.byteOffset;
+  let at = shards.byteOffset;
   for (const w of json.weightsManifest.flatMap((group) => group.weights)) {
     if (w.quantization || (w.dtype !== 'float32' && w.dtype !== 'int32')) throw new Error(`the model's weight ${w.name} is ${w.dtype}${w.quantization ? ' (quantized)' : ''}: only float32 and int32 are read`);
     const count = w.shape.reduce((a, b) => a * b, 1);
-    if (at + count * 4 > data.byteOffset + data.byteLength) throw new Error(`the model's weight files end before ${w.name}`);
-    // A copy where the shards' bytes are not 4-aligned in their buffer (typed arrays need it).
-    const bytes = at % 4 === 0 ? data.buffer : data.buffer.slice(at, at + count * 4);
-    const offset = at % 4 === 0 ? at : 0;
-    const values = w.dtype === 'float32' ? new Float32Array(bytes, offset, count) : new Int32Array(bytes, offset, count);
+    if (at + count * 4 > shards.byteOffset + shards.byteLength) throw new Error(`the model's weight files end before ${w.name}`);
+    const values = w.dtype === 'float32' ? new Float32Array(shards.buffer, at, count) : new Int32Array(shards.buffer, at, count);
     (out[w.name] ??= []).push({ shape: w.shape, values });
     at += count * 4;
   }

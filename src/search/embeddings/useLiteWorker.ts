@@ -85,6 +85,7 @@ async function loadModel(): Promise<Model> {
   const files = readModelFiles(config.modelDir);
   files.catch(() => {});
   const onnx = config.runtime === 'onnxruntime' ? await loadOnnx(files) : undefined;
+  // The files read again if onnxruntime ever fails a run: the first read's 27 MB go once its session holds the weights.
   const onTfjs = async (): Promise<ModelRuns> => ({ runtime: 'tfjs', run: await loadTfjs(await readModelFiles(config.modelDir)) });
   const runs = onnx
     ? withFallback({ runtime: 'onnxruntime', run: onnxRuns(onnx) }, onTfjs, (message) => process.stderr.write(`useLiteWorker: ${message} (tfjs's wasm backend)\n`))
