@@ -37,6 +37,7 @@ const EXTENSION_HOST = new Set(
     'embed-forward',
     'embed-process',
     'hostile-state-folder',
+    'idle-memory',
     'sandbox',
     'search-index',
     'source-map',

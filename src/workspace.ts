@@ -33,6 +33,7 @@ import type { EmbeddingProvider } from './search/embeddings/provider.js';
 import { UseLiteProvider } from './search/embeddings/useLite.js';
 import { SearchIndex } from './search/searchIndex.js';
 import { DEFAULT_ATOMS_FOLDER, TextTree, type TextTreeOptions, type TextTreeView } from './textTree/textTree.js';
+import { noteWork } from './util/idleMemory.js';
 import { silentLogger, type Logger } from './util/log.js';
 import { Verification } from './verify/verification.js';
 
@@ -70,6 +71,7 @@ export class AtomWorkspace {
   /** The examples and test atoms, run after every change that reaches them (verify/). */
   readonly verification: Verification;
   private tree: TextTree | undefined;
+  private readonly workNoted: { dispose(): void };
 
   private constructor(
     readonly dir: string,
@@ -85,6 +87,8 @@ export class AtomWorkspace {
     // (a git checkout) included.
     this.builder = new Builder(store, bundlePath, log);
     this.verification = new Verification(this.atoms, store.onDidChange, log);
+    // A change (a tool's, an editor's, a file's) is work after which the heap may be given back (util/idleMemory.ts).
+    this.workNoted = store.onDidChange(() => noteWork(log));
     // The user's cache of vectors (search/embeddings/vectorCache.ts): what this machine embedded
     // once, in any clone, is not embedded again. ATOMIC_EMBED_CACHE=0 turns it off.
     this.search = new SearchIndex(store, embeddings, {
@@ -341,6 +345,7 @@ export class AtomWorkspace {
     await this.builder.idle();
     this.builder.dispose();
     this.verification.dispose();
+    this.workNoted.dispose();
     await this.store.close();
   }
 }

@@ -28,6 +28,7 @@ import { resourceLinks } from './links.js';
 import { registerResources, RESOURCE_CAPABILITIES } from './resources.js';
 import { describeTool, type ToolContext, type ToolDefinition } from './tool.js';
 import { allTools } from './tools/index.js';
+import { noteWork } from '../util/idleMemory.js';
 
 export const INSTRUCTIONS = `Atomic Coding: the code of this workspace lives as atoms, small JavaScript functions (at most 2,048 bytes each) with a snake_case name, a type (core, feature, util; test for scenarios, never bundled), typed inputs and outputs (number, string, boolean, number[], string[], boolean[], void) and declared dependencies. After every change the atoms are bundled, dependencies first, into latest.js.
 Work like this: get_code_structure to see the map; read_atoms to read code before changing it; upsert_atom to create or change one atom (the code is exactly one function declaration named like the atom; its dependencies are the atoms it calls: undeclared calls are added and the answer says so); delete_atom to remove one nothing depends on. Keep atoms small: split anything near 2 KB into helpers.
@@ -130,6 +131,7 @@ export function createMcpServer({ workspace, log, sessions, tools = allTools }: 
       const earlier = writes;
       const running = earlier.then(async () => {
         const ws = await opening;
+        noteWork(ws.log); // after which the heap may be given back, once the process is quiet (util/idleMemory.ts)
         const out = await tool.run(args, contextOf(ws));
         // The first write of a session says where latest.js goes, so an agent need not guess or search for it.
         if (tool.annotations.readOnlyHint || bundleTold || (typeof out !== 'string' && out.isError)) return out;
