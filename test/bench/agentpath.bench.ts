@@ -8,6 +8,12 @@
  * has not embedded, so the model embeds every atom beside the writes, as it would for the agent
  * (a cache warm from an earlier run had the server read vectors from it instead).
  *
+ * An agent calls a tool, then its model takes a turn (seconds) before the next call. The path runs
+ * twice: back to back (the worst case, the issue's path), and paced as an agent's session is, with
+ * a pause of PAUSE_MS after every 50 calls at 1,000 atoms (10 batches at 10,000): 20 turns a path.
+ * "RSS at rest" is read REST_MS after the last search. A quiet server gives V8's grown heap back
+ * (src/util/idleMemory.ts); BENCH_AGENTPATH_PACED=0 leaves the paced rows out.
+ *
  * With BENCH_BASELINE_CLI=<another build's dist/cli.js> the same path runs on that build too, one
  * server after the other in the same run, so the figures stand side by side; BENCH_ROUNDS=n repeats
  * each size n times, alternating which build runs first (the second server of a pair runs faster).
@@ -31,12 +37,17 @@ const QUERIES = [...GAME_QUERIES, ...HELD_OUT_QUERIES].map((q) => q.query);
 const PEAK_TARGET: Record<number, number> = { 1000: 150, 10_000: 300 };
 const UPSERT_P50_TARGET = 10;
 const BATCH = 50;
+/** An agent's turn between bursts of calls on the paced path, and how long after the path the RSS at rest is read. */
+const PAUSE_MS = 5_000;
+const REST_MS = 10_000;
 
 interface Build {
   label: string;
   cli: string;
   /** Node's and V8's options before the script: none (V8's defaults, as in the extension host), or NODE_FLAGS. */
   flags: readonly string[];
+  /** Paced as an agent's session: a turn (PAUSE_MS) after every 20th of the path's calls. */
+  paced?: boolean;
 }
 
 /** Records, from inside the server, the largest young generation and heap V8 had (v8Heap.mjs). */
@@ -53,6 +64,10 @@ export default async function agentPathBench(options: BenchOptions): Promise<Ben
   // The same path with the options an agent's configuration starts the command line with: how much
   // of the peak is V8's young generation, which grows to its default maximum on this path.
   if (process.env.BENCH_AGENTPATH_FLAGS !== '0') builds.push({ label: 'this build, NODE_FLAGS', cli: CLI, flags: NODE_FLAGS });
+  if (process.env.BENCH_AGENTPATH_PACED !== '0') {
+    builds.push({ label: 'this build, paced', cli: CLI, flags: [], paced: true });
+    if (baseline) builds.push({ label: 'baseline, paced', cli: baseline, flags: [], paced: true });
+  }
   // The server that runs second was faster in an A/A run (one build against a copy of itself: create
   // p50 12.6 and 12.4 ms first, 11.2 and 9.9 ms second), so rounds alternate which build goes first.
   const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS) || 1);
@@ -71,7 +86,8 @@ export default async function agentPathBench(options: BenchOptions): Promise<Ben
       rows,
       notes: [
         'An empty workspace; node cli.js serve over HTTP with no V8 options (as the extension host runs the server). 1,000 atoms: upsert_atom one by one; 10,000: upsert_atoms, 50 a call. Then read_atoms and upsert_atom updates, interleaved, and 30 searches (the first right after the last update, while the model still embeds the atoms).',
-        'RSS: /proc VmRSS of the server process after creation and after the searches; peak: VmHWM over its life. The model (a child process) is not counted; it embeds every atom meanwhile (each server has an empty user cache of its own).',
+        `RSS: /proc VmRSS of the server process after creation, after the searches and at rest (${REST_MS / 1000} s after the last search, nothing called meanwhile); peak: VmHWM over its life. The model (a child process) is not counted; it embeds every atom meanwhile (each server has an empty user cache of its own).`,
+        `"paced": the same calls with an agent's turns between them: a pause of ${PAUSE_MS / 1000} s after every 20th of the creation's calls (50 upsert_atom at 1,000 atoms, 10 upsert_atoms at 10,000); an agent's model takes seconds to write each next call, so a real session has more turns than these 20, not fewer. A quiet server gives V8's grown heap back (src/util/idleMemory.ts), so its young generation starts small again after each turn. BENCH_AGENTPATH_PACED=0 leaves these rows out.`,
         "V8 young generation: the largest committed new space V8 had (sampled every 100 ms from inside the server by test/bench/v8Heap.mjs, which changes no option). With V8's defaults it grows whenever the bytes surviving scavenges since it last grew exceed its size, so on a long busy path it reaches its maximum whatever the code keeps; in the extension host it is the host's, shared by every extension.",
         `"this build, NODE_FLAGS": the same path with node ${NODE_FLAGS.join(' ')}, as an agent's configuration starts the command line (agentConfig.ts); the targets are about V8's defaults (BENCH_AGENTPATH_FLAGS=0 leaves this row out).`,
         `targets: server peak ≤ ${PEAK_TARGET[1000]} MiB at 1,000 atoms, ≤ ${PEAK_TARGET[10_000]} MiB at 10,000; upsert_atom p50 ≤ ${UPSERT_P50_TARGET} ms at 1,000 (creation and update).`,
@@ -89,10 +105,11 @@ async function measure(build: Build, size: number, options: BenchOptions): Promi
   try {
     const { atoms } = generateAtoms(size);
     const created: number[] = [];
-    if (size <= 2000) {
-      for (const atom of atoms) created.push(await server.call('upsert_atom', { ...atom }));
-    } else {
-      for (let i = 0; i < atoms.length; i += BATCH) created.push(await server.call('upsert_atoms', { atoms: atoms.slice(i, i + BATCH) }));
+    const calls = size <= 2000 ? atoms.map((atom) => ['upsert_atom', { ...atom }] as const) : chunks(atoms, BATCH).map((batch) => ['upsert_atoms', { atoms: batch }] as const);
+    const turnEvery = Math.max(1, Math.ceil(calls.length / 20));
+    for (const [i, [name, args]] of calls.entries()) {
+      created.push(await server.call(name, args));
+      if (build.paced && (i + 1) % turnEvery === 0) await sleep(PAUSE_MS);
     }
     const c = summarize(created);
     row[size <= 2000 ? 'create p50 ms (upsert_atom)' : `create p50 ms (upsert_atoms of ${BATCH})`] = ms(c.p50);
@@ -111,6 +128,8 @@ async function measure(build: Build, size: number, options: BenchOptions): Promi
     row['first search ms'] = ms(searches[0]!);
     row['search p50 ms'] = ms(summarize(searches).p50);
     row['RSS after searches'] = bytes(residentBytes(server.pid));
+    await sleep(REST_MS);
+    row['RSS at rest'] = bytes(residentBytes(server.pid));
     const peak = peakResidentBytes(server.pid);
     row['server peak'] = bytes(peak);
     const target = PEAK_TARGET[size];
@@ -135,6 +154,14 @@ async function measure(build: Build, size: number, options: BenchOptions): Promi
   }
   return row;
 }
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `cli serve` over HTTP with the build's options (none: V8's defaults) and the heap probe; `call` answers the call's round trip in ms. */
 async function startHttp(build: Build, workspace: string, env: Record<string, string>) {
