@@ -8,10 +8,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { generateAtoms } from '../bench/generate.js';
 import { GAME_QUERIES } from '../fixtures/game-atoms.js';
 import { call, connectHttp, startServer } from '../support/server.js';
+import { residentBytes } from '../support/memory.js';
 import { tempDir } from '../support/tmp.js';
 
 const MiB = 2 ** 20;
@@ -21,11 +22,6 @@ const MiB = 2 ** 20;
  */
 const AT_LEAST_MIB = 20;
 
-function resident(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  assert.ok(kb, `no VmRSS in /proc/${pid}/status`);
-  return Number(kb) * 1024;
-}
 
 const GAVE_BACK = /idle: gave V8's heap back: (\d+) → (\d+) MiB held \(young generation (\d+) → (\d+) MiB/;
 
@@ -45,11 +41,11 @@ test(`quiet after 1,000 atoms created and searched, the server gives at least ${
         assert.equal(result.isError, false, result.text);
       }
       for (const { query } of GAME_QUERIES.slice(0, 10)) assert.equal((await call(client, 'semantic_search', { query })).isError, false);
-      const busy = resident(server.process.pid!);
+      const busy = residentBytes(server.process.pid!);
       assert.doesNotMatch(server.stderr(), GAVE_BACK, 'collected while the agent was still calling');
       let said: RegExpExecArray | null;
       while (!(said = GAVE_BACK.exec(server.stderr()))) await new Promise((r) => setTimeout(r, 200));
-      const quiet = resident(server.process.pid!);
+      const quiet = residentBytes(server.process.pid!);
       const [, heldBefore, heldAfter, youngBefore, youngAfter] = said.map(Number);
       t.diagnostic(`RSS ${(busy / MiB).toFixed(0)} → ${(quiet / MiB).toFixed(0)} MiB; V8 held ${heldBefore} → ${heldAfter} MiB, young generation ${youngBefore} → ${youngAfter} MiB`);
       assert.ok(youngAfter! < youngBefore!, `the young generation did not shrink: ${said[0]}`);

@@ -16,20 +16,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { generateAtoms } from '../bench/generate.js';
 import { GAME_QUERIES } from '../fixtures/game-atoms.js';
 import { call, connectHttp, startServer } from '../support/server.js';
+import { residentBytes } from '../support/memory.js';
 import { tempDir } from '../support/tmp.js';
 
 const MiB = 2 ** 20;
 const GUARD_MIB = 240;
 
-function peakResident(pid: number): number {
-  const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  assert.ok(kb, `no VmHWM in /proc/${pid}/status`);
-  return Number(kb) * 1024;
-}
 
 test(`1,000 atoms created through upsert_atom, then searched: the server's peak stays under ${GUARD_MIB} MiB`, { timeout: 1_800_000 }, async (t) => {
   if (!existsSync('/proc/self/status')) {
@@ -59,7 +55,7 @@ test(`1,000 atoms created through upsert_atom, then searched: the server's peak 
     } finally {
       await client.close();
     }
-    const peak = peakResident(server.process.pid!);
+    const peak = residentBytes(server.process.pid!, 'VmHWM');
     t.diagnostic(`server peak RSS: ${(peak / MiB).toFixed(1)} MiB`);
     assert.ok(
       peak <= GUARD_MIB * MiB,

@@ -11,7 +11,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { embeddingText } from '../../src/atoms/signature.js';
 import { AtomStore } from '../../src/store/atomStore.js';
@@ -21,6 +21,7 @@ import { AtomWorkspace } from '../../src/workspace.js';
 import { generateAtoms, seeded } from '../bench/generate.js';
 import { GAME_QUERIES } from '../fixtures/game-atoms.js';
 import { call, connectHttp, startServer } from '../support/server.js';
+import { residentBytes } from '../support/memory.js';
 import { tempDir } from '../support/tmp.js';
 import { upsertMany } from '../support/storeWrites.js';
 
@@ -52,11 +53,6 @@ async function generatedWorkspace(count: number): Promise<string> {
   return dir;
 }
 
-function peakResident(pid: number): number {
-  const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  assert.ok(kb, `no VmHWM in /proc/${pid}/status`);
-  return Number(kb) * 1024;
-}
 
 test(`the server's peak memory at 1,000 atoms after searches stays under ${TARGET_MIB} MiB × ${MARGIN}`, async (t) => {
   if (!existsSync('/proc/self/status')) {
@@ -77,7 +73,7 @@ test(`the server's peak memory at 1,000 atoms after searches stays under ${TARGE
     } finally {
       await client.close();
     }
-    const peak = peakResident(server.process.pid!);
+    const peak = residentBytes(server.process.pid!, 'VmHWM');
     t.diagnostic(`server peak RSS: ${(peak / MiB).toFixed(1)} MiB`);
     assert.ok(
       peak <= TARGET_MIB * MARGIN * MiB,
