@@ -17,9 +17,11 @@
  * - only after our work, never for another extension's;
  * - only when the loop was nearly idle over the wait (no one is waiting for the thread);
  * - only when there is something to give back (`minSlackBytes` between what V8 holds and uses);
- * - only while the heap in use is small enough for a short pause: such a collection takes ~1.6 ms
- *   a MiB in use (Node 22 and 24 alike, 30 ms at 17 MiB, 290 at 190), so a host holding more than
- *   `maxUsedBytes` (other extensions' heaps) is left to V8;
+ * - only while the pause is short: such a collection takes ~1.6 ms a MiB of live objects (Node 22
+ *   and 24 alike, 30 ms at 17 MiB, 290 at 190). V8 does not say how much of the heap in use is live
+ *   (right after a burst much of it is garbage), so a heap over `maxUsedBytes` in use is left to V8,
+ *   and one collection over `maxPauseMs` retires the keeper for the process's life (a host holding
+ *   other extensions' heaps);
  * - at most 1% of the time (the next one waits 100 times as long as the last one took).
  *
  * The collection is V8's gc extension, taken once from a context made while `--expose-gc` is set
@@ -41,11 +43,19 @@ export interface HeapShape {
   youngBytes: number;
 }
 
+/** What the collections gave back so far (get_status says it). */
+export interface GivenBack {
+  collections: number;
+  bytes: number;
+}
+
 /** What a collection gave back, for the log. */
 export interface Collected {
   before: HeapShape;
   after: HeapShape;
   ms: number;
+  /** The collection took over maxPauseMs: none follows in this process. */
+  retired: boolean;
 }
 
 export interface IdleMemoryOptions {
@@ -55,8 +65,10 @@ export interface IdleMemoryOptions {
   maxUtilization: number;
   /** Held minus used bytes below which nothing is worth giving back. */
   minSlackBytes: number;
-  /** Used bytes above which a collection would pause the thread too long: left to V8. */
+  /** Used bytes (live and not yet collected) above which a collection could pause the thread too long: left to V8. */
   maxUsedBytes: number;
+  /** A collection that took longer retires the keeper: the heap (in VS Code, the host's) is too big to pause for. */
+  maxPauseMs: number;
   /** The share of time collections may take: the next one waits `last ms / budget`. */
   budget: number;
   heap: () => HeapShape;
@@ -77,12 +89,20 @@ export class IdleMemory {
   private notBefore = -Infinity;
   private timer: { unref?(): unknown } | undefined;
   private loopAt: EventLoopUtilization | undefined;
+  private collections = 0;
+  private givenBack = 0;
+  private retired = false;
 
   constructor(private readonly options: IdleMemoryOptions) {}
 
+  /** How many collections ran, and how many bytes of V8's heap they gave back (held before minus after). */
+  get given(): GivenBack {
+    return { collections: this.collections, bytes: this.givenBack };
+  }
+
   /** Our work ran (a tool call, a change): a collection may follow once the process is quiet. */
   busy(): void {
-    if (!this.options.collect) return;
+    if (!this.options.collect || this.retired) return;
     this.lastWork = this.options.now();
     this.loopAt = this.options.utilization(); // the quiet is measured from the last work
     if (!this.timer) this.arm(this.options.quietMs);
@@ -119,7 +139,11 @@ export class IdleMemory {
     options.collect!();
     const ms = options.now() - started;
     this.notBefore = options.now() + ms / options.budget;
-    options.onCollected?.({ before, after: options.heap(), ms });
+    const after = options.heap();
+    this.collections++;
+    this.givenBack += Math.max(0, before.committedBytes - after.committedBytes);
+    this.retired = ms > options.maxPauseMs;
+    options.onCollected?.({ before, after, ms, retired: this.retired });
   }
 }
 
@@ -172,7 +196,8 @@ export function noteWork(log: Logger): void {
     quietMs: 3_000,
     maxUtilization: 0.1,
     minSlackBytes: 16 * MiB,
-    maxUsedBytes: 96 * MiB,
+    maxUsedBytes: 192 * MiB,
+    maxPauseMs: 150,
     budget: 0.01,
     heap: v8HeapShape,
     collect: lastResortCollection(),
@@ -180,13 +205,20 @@ export function noteWork(log: Logger): void {
     now: () => performance.now(),
     setTimer: (fn, ms) => setTimeout(fn, ms),
     clearTimer: (timer) => clearTimeout(timer as NodeJS.Timeout),
-    onCollected: ({ before, after, ms }) =>
+    onCollected: ({ before, after, ms, retired }) => {
       report?.debug(
         `idle: gave V8's heap back: ${mib(before.committedBytes)} → ${mib(after.committedBytes)} MiB held ` +
           `(young generation ${mib(before.youngBytes)} → ${mib(after.youngBytes)} MiB, ${mib(after.usedBytes)} MiB in use), in ${ms.toFixed(0)} ms`,
-      ),
+      );
+      if (retired) report?.info(`idle: a collection of this process's heap took ${ms.toFixed(0)} ms, over 150: the heap is left to V8 from now on`);
+    },
   });
   shared.busy();
+}
+
+/** What this process's keeper has given back so far (nothing before any work). */
+export function givenBack(): GivenBack {
+  return shared?.given ?? { collections: 0, bytes: 0 };
 }
 
 function mib(bytes: number): string {

@@ -1,7 +1,8 @@
 /**
  * When the process's keeper gives V8's heap back (src/util/idleMemory.ts): only after our work, once
  * nothing of ours ran for quietMs and the loop was nearly idle, when there is slack worth it and the
- * heap in use is small enough for a short pause, and within 1% of the time. A fake clock, timers,
+ * heap in use is small enough for a short pause, within 1% of the time, and never again after a
+ * collection that paused the thread too long. A fake clock, timers,
  * loop and heap stand in for V8's; `lastResortCollection` itself runs in the integration test
  * (test/integration/idle-memory.test.ts), where a server gives its heap back.
  */
@@ -22,7 +23,8 @@ function harness(options: { heap?: HeapShape; collectMs?: number; collect?: bool
     quietMs: 3_000,
     maxUtilization: 0.1,
     minSlackBytes: 16 * MiB,
-    maxUsedBytes: 96 * MiB,
+    maxUsedBytes: 192 * MiB,
+    maxPauseMs: 150,
     budget: 0.01,
     heap: () => heap,
     collect:
@@ -80,6 +82,7 @@ test('after our work, the heap is collected once the process has been quiet for 
   assert.equal(h.collected.length, 1);
   assert.equal(h.collected[0]!.before.committedBytes, 100 * MiB);
   assert.equal(h.collected[0]!.after.committedBytes, 32 * MiB);
+  assert.deepEqual(h.keeper.given, { collections: 1, bytes: 68 * MiB }, 'what get_status says');
   assert.equal(h.pending(), 0, 'disarmed until the next work');
   h.advance(600_000);
   assert.equal(h.collected.length, 1);
@@ -118,10 +121,10 @@ test('no collection when there is little to give back, or the heap in use would 
   assert.equal(small.collected.length, 0);
   assert.equal(small.pending(), 0, 'disarmed, not polling');
 
-  const big = harness({ heap: { committedBytes: 400 * MiB, usedBytes: 300 * MiB, youngBytes: 64 * MiB } });
+  const big = harness({ heap: { committedBytes: 400 * MiB, usedBytes: 200 * MiB, youngBytes: 64 * MiB } });
   big.keeper.busy();
   big.advance(60_000);
-  assert.equal(big.collected.length, 0, "a host holding 300 MiB (other extensions') is left to V8");
+  assert.equal(big.collected.length, 0, "a host holding 200 MiB in use (other extensions') is left to V8");
 });
 
 test('collections take at most 1% of the time: the next waits 100 times the last one', () => {
@@ -136,6 +139,18 @@ test('collections take at most 1% of the time: the next waits 100 times the last
   assert.equal(h.collected.length, 1, 'quiet, but within 8 s of the last collection');
   h.advance(first + 8_000);
   assert.equal(h.collected.length, 2);
+});
+
+test('a collection that pauses the thread over maxPauseMs is the last one in the process', () => {
+  const h = harness({ collectMs: 180, heap: { committedBytes: 180 * MiB, usedBytes: 150 * MiB, youngBytes: 64 * MiB } });
+  h.keeper.busy();
+  h.advance(3_000);
+  assert.equal(h.collected.length, 1);
+  h.setHeap({ committedBytes: 200 * MiB, usedBytes: 150 * MiB, youngBytes: 64 * MiB });
+  h.keeper.busy();
+  assert.equal(h.pending(), 0, 'not armed again');
+  h.advance(600_000);
+  assert.equal(h.collected.length, 1);
 });
 
 test('where the runtime gives no gc function, nothing is armed', () => {

@@ -2,6 +2,7 @@ import { ATOM_TYPES, type AtomType } from '../../atoms/model.js';
 import { BOOT_RULE } from '../../atoms/boot.js';
 import type { EmbedderMemory } from '../../search/embeddings/provider.js';
 import type { AtomWorkspace } from '../../workspace.js';
+import { givenBack, v8HeapShape } from '../../util/idleMemory.js';
 import { defineTool } from '../tool.js';
 
 export interface WorkspaceStatus {
@@ -17,7 +18,12 @@ export interface WorkspaceStatus {
     /** The model's own process (started on demand, ended when idle), its memory apart from the server's; null when none. */
     model_process: EmbedderMemory | null;
   };
-  server: { version: string; connected_clients: number };
+  server: {
+    version: string;
+    connected_clients: number;
+    /** This process's JavaScript heap (in VS Code, the extension host's, shared with other extensions), and what was given back when quiet (util/idleMemory.ts). */
+    heap: { held_bytes: number; used_bytes: number; given_back: { collections: number; bytes: number } };
+  };
   /** The atom the bundle boots (BOOT_RULE), or null without a core atom. */
   boot_atom: string | null;
   /**
@@ -65,6 +71,7 @@ export function workspaceStatus(workspace: AtomWorkspace, version: string, conne
   const build = store.lastBuild();
   const embedded = store.embeddingCount;
   const pending = workspace.search.pendingEmbeddings;
+  const heap = v8HeapShape();
   return {
     atoms: { total: store.size, by_type: byType },
     edges: store.edges,
@@ -81,7 +88,7 @@ export function workspaceStatus(workspace: AtomWorkspace, version: string, conne
       fresh: pending === 0 && embedded >= store.size,
       model_process: workspace.embeddings.memory?.() ?? null,
     },
-    server: { version, connected_clients: connectedClients },
+    server: { version, connected_clients: connectedClients, heap: { held_bytes: heap.committedBytes, used_bytes: heap.usedBytes, given_back: givenBack() } },
     // Kept by the workspace between changes that cannot move it, so this stays cheap.
     boot_atom: workspace.bootAtom(),
     bundle: bundleOf(workspace),
@@ -128,6 +135,7 @@ export function formatStatus(s: WorkspaceStatus): string {
     search,
     ...modelLines(e.model_process),
     `Server: version ${s.server.version}, ${s.server.connected_clients} client${s.server.connected_clients === 1 ? '' : 's'} connected.`,
+    heapLine(s.server.heap),
     `Boot atom: ${s.boot_atom ?? 'none'} (${BOOT_RULE})`,
     ...refusedLines(s.refused_at_open),
     ...s.distrusted_at_open.map((line) => `Not trusted at open: ${line}.`),
@@ -183,6 +191,12 @@ function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** The process's JavaScript heap, and what the idle collection gave back (in VS Code the heap is the extension host's). */
+function heapLine(h: WorkspaceStatus['server']['heap']): string {
+  const given = h.given_back.collections === 0 ? 'nothing given back yet' : `${formatBytes(h.given_back.bytes)} given back when quiet (${h.given_back.collections} time${h.given_back.collections === 1 ? '' : 's'})`;
+  return `JavaScript heap: ${formatBytes(h.held_bytes)} held, ${formatBytes(h.used_bytes)} in use; ${given}.`;
 }
 
 /** The model runs in a process of its own, so its memory is not the server's (nor VS Code's): say which it is. */
