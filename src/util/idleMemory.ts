@@ -26,7 +26,7 @@
  *
  * The collection is V8's gc extension, taken once from a context made while `--expose-gc` is set
  * for that moment only (later contexts, another extension's included, do not get it). Electron, like
- * Node, lets flags change after start (`--no-freeze-flags-after-init`); where a runtime gives no gc
+ * Node, lets flags change after start (`--no-freeze-flags-after-init`); where the context gets no gc
  * function, nothing is collected and nothing else changes.
  */
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
@@ -160,7 +160,9 @@ type GcFunction = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-r
 
 /**
  * A collection of everything that can be freed, as V8 runs it when memory is low; undefined where
- * the runtime gives no gc function (a V8 whose flags cannot change after it started).
+ * the context made with `--expose-gc` has no gc function. (A V8 that froze its flags at start would
+ * abort at `setFlagsFromString`, as nw.js did; Node and Electron, whose processes all start V8 with
+ * `--no-freeze-flags-after-init`, keep them changeable.)
  */
 export function lastResortCollection(): (() => void) | undefined {
   let gc = (globalThis as { gc?: GcFunction }).gc; // a process started with --expose-gc
