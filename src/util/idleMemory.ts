@@ -91,15 +91,14 @@ export class IdleMemory {
   private notBefore = -Infinity;
   private timer: { unref?(): unknown } | undefined;
   private loopAt: EventLoopUtilization | undefined;
-  private collections = 0;
-  private givenBack = 0;
+  private readonly total: GivenBack = { collections: 0, bytes: 0 };
   private retired = false;
 
   constructor(private readonly options: IdleMemoryOptions) {}
 
   /** How many collections ran, and how many bytes of V8's heap they gave back (held before minus after). */
   get given(): GivenBack {
-    return { collections: this.collections, bytes: this.givenBack };
+    return { ...this.total };
   }
 
   /** Our work ran (a tool call, a change): a collection may follow once the process is quiet. */
@@ -142,8 +141,8 @@ export class IdleMemory {
     const ms = options.now() - started;
     this.notBefore = options.now() + ms / options.budget;
     const after = options.heap();
-    this.collections++;
-    this.givenBack += Math.max(0, before.committedBytes - after.committedBytes);
+    this.total.collections++;
+    this.total.bytes += Math.max(0, before.committedBytes - after.committedBytes);
     this.retired = ms > options.maxPauseMs;
     options.onCollected?.({ before, after, ms, retired: this.retired });
   }

@@ -25,6 +25,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { GAME_QUERIES, HELD_OUT_QUERIES } from '../fixtures/game-atoms.js';
 import { generateAtoms } from './generate.js';
 import { CLI, peakResidentBytes, residentBytes, serveHttp } from './harness.js';
@@ -160,8 +161,6 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `cli serve` over HTTP with the build's options (none: V8's defaults) and the heap probe; `call` answers the call's round trip in ms. */
 async function startHttp(build: Build, workspace: string, env: Record<string, string>) {

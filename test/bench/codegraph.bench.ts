@@ -25,6 +25,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { formatAtomDocument } from '../../src/atoms/atomDocument.js';
 import type { AtomDraft } from '../../src/atoms/model.js';
@@ -228,7 +229,6 @@ async function untilFullyEmbedded(client: Client, timeoutMs: number): Promise<Em
   }
 }
 
-const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
 
 /** Direct children of a process (Linux /proc): our model's processes. */
 function childrenOf(pid: number): number[] {
